@@ -1,0 +1,37 @@
+# The two commands of the README, and a few more. Everything builds out of tree in build/.
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: run test test-asan bench deps build clean
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+# Builds Release and runs the bundled default scenario.
+run: build
+	@$(BUILD)/weft run
+
+# Builds and runs every test (unit, validation, e2e).
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+test-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWEFT_SANITIZE=ON -DWEFT_BENCH=OFF >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Speed figures (not tests): engine and solver micro-benchmarks, ring all-reduce at scale, SimGrid side by side.
+bench: build
+	@$(BUILD)/bench/weft_micro_bench
+	@for n in 512 2048; do $(BUILD)/bench/weft_ring_scale $$n; done
+	@for n in 64 512; do $(BUILD)/bench/weft_vs_simgrid $$n; done
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

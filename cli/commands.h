@@ -1,0 +1,14 @@
+// The weft subcommands. Each adds itself to the app and returns the action to run once parsed.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace weft::cli {
+
+using Action = std::function<void()>;
+
+Action add_collective_command(CLI::App& app);
+Action add_run_command(CLI::App& app);
+
+}  // namespace weft::cli

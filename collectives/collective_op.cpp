@@ -1,0 +1,45 @@
+#include "collectives/collective_op.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <string>
+
+#include "sim/core/errors.h"
+
+namespace weft {
+
+std::string_view to_string(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::all_reduce: return "all_reduce";
+    case CollectiveOp::all_gather: return "all_gather";
+    case CollectiveOp::reduce_scatter: return "reduce_scatter";
+    case CollectiveOp::broadcast: return "broadcast";
+  }
+  return "?";
+}
+
+CollectiveOp parse_collective_op(std::string_view text, std::string_view what) {
+  std::string key;
+  for (char c : text) {
+    if (c != '_' && c != '-') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (key == "allreduce") return CollectiveOp::all_reduce;
+  if (key == "allgather") return CollectiveOp::all_gather;
+  if (key == "reducescatter") return CollectiveOp::reduce_scatter;
+  if (key == "broadcast") return CollectiveOp::broadcast;
+  throw ConfigError(fmt::format("{}: unknown collective '{}' (expected all_reduce, all_gather, reduce_scatter or broadcast)",
+                                what, text));
+}
+
+double bus_bandwidth_factor(CollectiveOp op, uint32_t ranks) {
+  double n = ranks;
+  switch (op) {
+    case CollectiveOp::all_reduce: return 2.0 * (n - 1) / n;
+    case CollectiveOp::all_gather:
+    case CollectiveOp::reduce_scatter: return (n - 1) / n;
+    case CollectiveOp::broadcast: return 1.0;
+  }
+  return 1.0;
+}
+
+}  // namespace weft

@@ -1,0 +1,57 @@
+// Runs any Schedule on any Fabric: each stream issues its steps in program order as soon as the
+// step's cross-stream dependency is done and the stream has a free slot (max_in_flight).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "collectives/schedule.h"
+#include "collectives/stream_cursor.h"
+#include "sim/fabric.h"
+
+namespace weft {
+
+class ScheduleExecutor {
+ public:
+  using OnComplete = InlineFunction<void(), 32>;
+
+  // rank_nodes[r] is the topology node of rank r. The schedule must outlive the executor.
+  ScheduleExecutor(Engine& engine, Fabric& fabric, const Schedule& schedule,
+                   std::span<const NodeIndex> rank_nodes, Recorder& recorder);
+  ScheduleExecutor(const ScheduleExecutor&) = delete;
+  ScheduleExecutor& operator=(const ScheduleExecutor&) = delete;
+
+  // Issues the first steps now; `on_complete` runs when the last step is done.
+  void start(OnComplete on_complete = {});
+
+  bool done() const { return finished_streams_ == schedule_.streams.size(); }
+  Time start_time() const { return start_time_; }
+  Time end_time() const { return end_time_; }
+  uint64_t steps_done() const { return steps_done_; }
+
+ private:
+  void pump(uint32_t stream);
+  void issue(uint32_t stream, const StepRun& run, uint64_t index);
+  void step_done(uint32_t stream, uint64_t index);
+  void finish();
+
+  Engine& engine_;
+  Fabric& fabric_;
+  const Schedule& schedule_;
+  std::span<const NodeIndex> rank_nodes_;
+  Recorder& recorder_;
+  OnComplete on_complete_;
+
+  std::vector<StreamCursor> cursors_;
+  std::vector<uint64_t> done_;            // per stream: steps done, a prefix in program order
+  std::vector<uint64_t> done_beyond_;     // per stream: bit i = step done_ + i is done (out of order)
+  std::vector<uint64_t> total_steps_;
+  std::vector<uint32_t> dependent_offset_;  // CSR: streams that wait on stream s
+  std::vector<uint32_t> dependents_;
+  size_t finished_streams_ = 0;
+  uint64_t steps_done_ = 0;
+  Time start_time_;
+  Time end_time_;
+};
+
+}  // namespace weft

@@ -1,0 +1,36 @@
+// Ring algorithms as NCCL runs them on one ring per channel: pure functions returning a Schedule.
+// Ranks form the ring in rank order (r sends to r+1); choosing the ring order through NVLink, PCIe
+// and NICs is the tuner's job.
+#pragma once
+
+#include <cstdint>
+
+#include "collectives/collective_op.h"
+#include "collectives/schedule.h"
+
+namespace weft {
+
+struct RingOptions {
+  uint32_t channels = 1;  // independent rings, each with 1/channels of the buffer
+  // Bytes one rank sends per step of a loop (NCCL's chunkSize); 0 = the protocol default below.
+  // A buffer larger than ranks x chunk per channel runs in several pipelined loops.
+  Bytes chunk;
+  uint32_t root = 0;      // broadcast only
+};
+
+// NCCL Simple protocol defaults (src/include/collectives.h, src/init.cc; see shared/reference/
+// nccl_model.md §8): 4 MiB buffer / NCCL_STEPS 8 = 512 KiB per step; all-reduce, all-gather and
+// reduce-scatter use CHUNKSTEPS = 4 (2 MiB chunks, 2 in flight), broadcast 1 (512 KiB, 8 in flight).
+inline constexpr uint32_t kNcclSteps = 8;
+inline constexpr uint64_t kSimpleStepBytes = 512 * 1024;
+
+// `size` follows nccl-tests: the whole buffer for all-reduce and broadcast, the gathered output for
+// all-gather, the scattered input for reduce-scatter.
+Schedule ring_schedule(CollectiveOp op, uint32_t ranks, Bytes size, const RingOptions& options = {});
+
+Schedule ring_all_reduce(uint32_t ranks, Bytes size, const RingOptions& options = {});
+Schedule ring_all_gather(uint32_t ranks, Bytes size, const RingOptions& options = {});
+Schedule ring_reduce_scatter(uint32_t ranks, Bytes size, const RingOptions& options = {});
+Schedule ring_broadcast(uint32_t ranks, Bytes size, const RingOptions& options = {});
+
+}  // namespace weft

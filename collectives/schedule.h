@@ -1,0 +1,60 @@
+// A Schedule is a DAG of steps, stored compactly: each (rank, channel) owns a Stream whose steps run
+// in program order, and a step may also wait for a step of another stream (the data it forwards).
+// Streams are run-length encoded (a ring step repeats 2(n-1) times with the same shape), so a
+// schedule's memory grows with ranks x channels, not with the number of transfers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.h"
+
+namespace weft {
+
+enum class StepKind : uint8_t {
+  send,   // move `bytes` from the stream's rank to rank `peer`; done when the last byte arrived
+  local,  // busy the stream for `duration` (a reduction or copy on the GPU)
+};
+
+// `count` consecutive, identical steps. Step k of the stream (absolute index) additionally waits for
+// step k + wait_offset of stream `wait_stream` to be done, when that index is not negative.
+struct StepRun {
+  uint32_t count = 1;
+  StepKind kind = StepKind::send;
+  uint32_t peer = 0;
+  Bytes bytes;
+  Time duration;
+  int32_t wait_stream = -1;  // -1: no cross-stream dependency
+  int32_t wait_offset = 0;
+};
+
+struct Stream {
+  uint32_t rank = 0;
+  uint32_t channel = 0;
+  std::vector<StepRun> runs;
+};
+
+struct Schedule {
+  std::string name;  // e.g. "all_reduce/ring"
+  uint32_t ranks = 0;
+  Bytes size;        // nccl-tests' size: the whole buffer
+  // Steps a stream may have issued but not finished (NCCL's FIFO slots: NCCL_STEPS / chunkSteps).
+  // Step k starts only when step k - max_in_flight is done. 1 = strict lockstep.
+  uint32_t max_in_flight = 1;
+  std::vector<Stream> streams;
+};
+
+// Appends a run, merging it into the previous one when the shape is the same.
+void append_run(Stream& stream, const StepRun& run);
+
+uint64_t step_count(const Stream& stream);
+uint64_t transfer_count(const Schedule& schedule);
+// Bytes each rank sends over the whole schedule, by rank.
+std::vector<uint64_t> bytes_sent_by_rank(const Schedule& schedule);
+
+// Throws ModelError when a peer or wait target is out of range, or when the dependencies form a
+// cycle (checked by a dry run of the DAG without an engine).
+void validate(const Schedule& schedule);
+
+}  // namespace weft

@@ -1,0 +1,46 @@
+#include "collectives/sweep.h"
+
+#include <fmt/format.h>
+
+#include "sim/core/errors.h"
+
+namespace weft {
+namespace {
+
+bool per_rank_count(CollectiveOp op) {
+  return op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
+}
+
+}  // namespace
+
+SweepRow measure_collective(CollectiveOp op, Bytes size, const RingOptions& ring, const Topology& topology,
+                            const SimulationOptions& options) {
+  auto ranks = static_cast<uint32_t>(topology.gpus().size());
+  // nccl-tests: all-gather and reduce-scatter sizes are whole elements on every rank.
+  uint64_t granule = kElementBytes * (per_rank_count(op) ? ranks : 1);
+  Bytes rounded(size.count() / granule * granule);
+  Schedule schedule = ring_schedule(op, ranks, rounded, ring);
+  SimulationResult result = simulate(schedule, topology, options);
+  double seconds = result.time.seconds();
+  double algbw = seconds > 0 ? static_cast<double>(rounded.count()) / seconds / 1e9 : 0.0;
+  return {rounded, rounded.count() / granule, result.time, algbw, algbw * bus_bandwidth_factor(op, ranks),
+          result.transfers};
+}
+
+std::vector<SweepRow> sweep_collective(const SweepSpec& spec, const Topology& topology) {
+  if (spec.factor < 2) throw ConfigError(fmt::format("--factor: expected an integer of at least 2, got {}", spec.factor));
+  if (spec.min_bytes.count() == 0) throw ConfigError("--min-bytes: expected a size above zero");
+  if (spec.min_bytes > spec.max_bytes) {
+    throw ConfigError(fmt::format("--min-bytes ({}) is larger than --max-bytes ({})", spec.min_bytes.count(),
+                                  spec.max_bytes.count()));
+  }
+  SimulationOptions options{spec.fabric, spec.seed, {}, nullptr};
+  std::vector<SweepRow> rows;
+  for (uint64_t size = spec.min_bytes.count(); size <= spec.max_bytes.count(); size *= spec.factor) {
+    rows.push_back(measure_collective(spec.op, Bytes(size), spec.ring, topology, options));
+    if (size > UINT64_MAX / spec.factor) break;
+  }
+  return rows;
+}
+
+}  // namespace weft

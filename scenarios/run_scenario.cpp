@@ -1,0 +1,21 @@
+#include "scenarios/run_scenario.h"
+
+#include "topologies/builders.h"
+
+namespace weft {
+
+ScenarioResult run_scenario(const Scenario& scenario) {
+  Topology topology = build_topology(scenario.system.topology, scenario.system.ranks, scenario.system.link);
+  SimulationOptions options{scenario.fabric, scenario.seed, {}, nullptr};
+  ScenarioResult result{scenario, {}, Time()};
+  // The fabric is empty between two collectives of one stream, so each can be simulated on its own
+  // and placed after the previous one.
+  for (const CollectiveSpec& c : scenario.collectives) {
+    SweepRow row = measure_collective(c.op, c.size, c.ring, topology, options);
+    result.collectives.push_back({c, row, result.total});
+    result.total += row.time;
+  }
+  return result;
+}
+
+}  // namespace weft

@@ -1,0 +1,90 @@
+#include "scenarios/scenario.h"
+
+#include <fmt/format.h>
+
+#include "scenarios/default_scenario.h"
+#include "scenarios/yaml_reader.h"
+#include "sim/core/errors.h"
+#include "sim/fabric_registry.h"
+#include "topologies/builders.h"
+
+namespace weft {
+namespace {
+
+LinkKind parse_link_kind(const YamlMap& m, const std::string& key) {
+  std::string s = m.string_or(key, "generic");
+  if (s == "generic") return LinkKind::generic;
+  if (s == "nvlink") return LinkKind::nvlink;
+  if (s == "pcie") return LinkKind::pcie;
+  if (s == "infiniband") return LinkKind::infiniband;
+  if (s == "ethernet") return LinkKind::ethernet;
+  throw ConfigError(fmt::format("{}: {}: unknown link kind '{}' (expected generic, nvlink, pcie, infiniband or ethernet)",
+                                m.where(key), key, s));
+}
+
+SystemSpec read_system(const YamlMap& m) {
+  SystemSpec s;
+  s.topology = m.string("topology");
+  if (s.topology != "single-switch" && s.topology != "ring") {
+    throw ConfigError(fmt::format("{}: topology: unknown topology '{}' (expected single-switch or ring)",
+                                  m.where("topology"), s.topology));
+  }
+  uint64_t ranks = m.unsigned_integer("ranks");
+  if (ranks < 1 || ranks > (1u << 20)) throw ConfigError(fmt::format("{}: ranks: expected 1 to 1048576", m.where("ranks")));
+  s.ranks = static_cast<uint32_t>(ranks);
+  YamlMap link = m.map("link");
+  s.link.rate = link.bandwidth("rate");
+  s.link.latency = link.time("latency");
+  s.link.kind = parse_link_kind(link, "kind");
+  link.reject_unknown_keys();
+  m.reject_unknown_keys();
+  return s;
+}
+
+CollectiveSpec read_collective(const YamlMap& m, uint32_t ranks) {
+  CollectiveSpec c;
+  c.where = m.where();
+  c.op = parse_collective_op(m.string("op"), m.where("op") + ": op");
+  c.size = m.bytes("size");
+  uint64_t channels = m.unsigned_integer_or("channels", 1);
+  if (channels < 1 || channels > 64) throw ConfigError(fmt::format("{}: channels: expected 1 to 64", m.where("channels")));
+  c.ring.channels = static_cast<uint32_t>(channels);
+  c.ring.chunk = m.bytes_or("chunk", Bytes());
+  uint64_t root = m.unsigned_integer_or("root", 0);
+  if (root >= ranks) throw ConfigError(fmt::format("{}: root: expected a rank below {}", m.where("root"), ranks));
+  c.ring.root = static_cast<uint32_t>(root);
+  m.reject_unknown_keys();
+  return c;
+}
+
+Scenario read_scenario(const YamlMap& top) {
+  Scenario s;
+  s.source = top.where();
+  s.name = top.string_or("name", "unnamed");
+  s.seed = top.unsigned_integer_or("seed", 1);
+  s.fabric = top.string_or("fabric", "flow");
+  try {
+    find_fabric(s.fabric);
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{}: {}", top.where("fabric"), e.what()));
+  }
+  s.system = read_system(top.map("system"));
+  YamlMap workload = top.map("workload");
+  for (const YamlMap& item : workload.list_of_maps("collectives")) s.collectives.push_back(read_collective(item, s.system.ranks));
+  if (s.collectives.empty()) throw ConfigError(fmt::format("{}: collectives: expected at least one", workload.where("collectives")));
+  workload.reject_unknown_keys();
+  top.reject_unknown_keys();
+  return s;
+}
+
+}  // namespace
+
+Scenario load_scenario_text(const std::string& text, const std::string& source) {
+  return read_scenario(YamlMap::parse(text, source));
+}
+
+Scenario load_scenario_file(const std::string& path) { return read_scenario(YamlMap::load_file(path)); }
+
+Scenario default_scenario() { return load_scenario_text(kDefaultScenarioYaml, "<bundled scenarios/default.yaml>"); }
+
+}  // namespace weft

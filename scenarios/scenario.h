@@ -1,0 +1,44 @@
+// A scenario as plain, checked structs: what `weft run` simulates. This first form has a system
+// (topology, ranks, link), a fabric model and a list of collectives; DESIGN §7's full format
+// (model workloads, outputs, compare: variants) extends it without renaming these keys.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collectives/collective_op.h"
+#include "collectives/ring.h"
+#include "topologies/topology.h"
+
+namespace weft {
+
+struct SystemSpec {
+  std::string topology = "single-switch";
+  uint32_t ranks = 8;
+  LinkSpec link;
+};
+
+struct CollectiveSpec {
+  CollectiveOp op = CollectiveOp::all_reduce;
+  Bytes size;
+  RingOptions ring;
+  std::string where;  // file:line:column, for messages about this item
+};
+
+struct Scenario {
+  std::string name;
+  std::string source;  // the file it came from
+  uint64_t seed = 1;
+  std::string fabric = "flow";
+  SystemSpec system;
+  std::vector<CollectiveSpec> collectives;
+};
+
+Scenario load_scenario_file(const std::string& path);
+Scenario load_scenario_text(const std::string& text, const std::string& source);
+
+// The scenario bundled into the binary (scenarios/default.yaml).
+Scenario default_scenario();
+
+}  // namespace weft

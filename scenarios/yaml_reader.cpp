@@ -1,0 +1,165 @@
+#include "scenarios/yaml_reader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+#include "sim/core/errors.h"
+
+namespace weft {
+
+YamlMap::YamlMap(YAML::Node node, std::shared_ptr<const std::string> source)
+    : node_(std::move(node)), source_(std::move(source)), read_(std::make_shared<std::set<std::string>>()) {}
+
+YamlMap YamlMap::parse(const std::string& text, const std::string& source) {
+  auto name = std::make_shared<const std::string>(source);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("{}:{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.mark.column + 1, e.msg));
+  }
+  if (!root.IsMap()) throw ConfigError(fmt::format("{}:1:1: expected a YAML mapping (key: value lines) at the top", source));
+  return YamlMap(root, name);
+}
+
+YamlMap YamlMap::load_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(fmt::format("{}: cannot open the file", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), path);
+}
+
+std::string YamlMap::where(const std::string& key) const {
+  YAML::Mark mark = node_.Mark();
+  if (!key.empty() && node_[key]) mark = node_[key].Mark();
+  return fmt::format("{}:{}:{}", *source_, mark.line + 1, mark.column + 1);
+}
+
+void YamlMap::fail(const std::string& key, const std::string& message) const {
+  throw ConfigError(fmt::format("{}: {}: {}", where(key), key, message));
+}
+
+bool YamlMap::has(const std::string& key) const {
+  read_->insert(key);
+  return static_cast<bool>(node_[key]);
+}
+
+namespace {
+
+// Levenshtein distance, to point at a near miss when a required key is missing.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+YAML::Node YamlMap::value(const std::string& key) const {
+  read_->insert(key);
+  YAML::Node v = node_[key];
+  if (v) return v;
+  std::string message = "missing (this key is required here)";
+  for (const auto& entry : node_) {
+    std::string other = entry.first.as<std::string>();
+    if (!read_->count(other) && edit_distance(other, key) <= 2) {
+      message += fmt::format("; is '{}' at {}:{} a typo of it?", other, entry.first.Mark().line + 1,
+                             entry.first.Mark().column + 1);
+      break;
+    }
+  }
+  fail(key, message);
+}
+
+std::string YamlMap::scalar(const std::string& key, const char* expected) const {
+  YAML::Node v = value(key);
+  if (!v.IsScalar()) fail(key, fmt::format("expected {}", expected));
+  return v.Scalar();
+}
+
+std::string YamlMap::string(const std::string& key) const { return scalar(key, "a string"); }
+
+std::string YamlMap::string_or(const std::string& key, const std::string& fallback) const {
+  return has(key) ? string(key) : fallback;
+}
+
+uint64_t YamlMap::unsigned_integer(const std::string& key) const {
+  std::string s = scalar(key, "a whole number");
+  uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) fail(key, fmt::format("expected a whole number, got '{}'", s));
+  return v;
+}
+
+uint64_t YamlMap::unsigned_integer_or(const std::string& key, uint64_t fallback) const {
+  return has(key) ? unsigned_integer(key) : fallback;
+}
+
+// Unit parsers throw ConfigError without a location; add it here.
+template <typename F>
+static auto located(const YamlMap& m, const std::string& key, const std::string& text, F parse) {
+  try {
+    return parse(text);
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{}: {}", m.where(key), e.what()));
+  }
+}
+
+Time YamlMap::time(const std::string& key) const {
+  return located(*this, key, scalar(key, "a duration"), [&](const std::string& t) { return parse_time(t, key); });
+}
+
+Bytes YamlMap::bytes(const std::string& key) const {
+  return located(*this, key, scalar(key, "a size"), [&](const std::string& t) { return parse_bytes(t, key); });
+}
+
+Bytes YamlMap::bytes_or(const std::string& key, Bytes fallback) const { return has(key) ? bytes(key) : fallback; }
+
+Bandwidth YamlMap::bandwidth(const std::string& key) const {
+  return located(*this, key, scalar(key, "a rate"), [&](const std::string& t) { return parse_bandwidth(t, key); });
+}
+
+YamlMap YamlMap::map(const std::string& key) const {
+  YAML::Node v = value(key);
+  if (!v.IsMap()) fail(key, "expected a mapping (indented key: value lines)");
+  return YamlMap(v, source_);
+}
+
+std::vector<YamlMap> YamlMap::list_of_maps(const std::string& key) const {
+  YAML::Node v = value(key);
+  if (!v.IsSequence()) fail(key, "expected a list (lines starting with '- ')");
+  std::vector<YamlMap> out;
+  for (const YAML::Node& item : v) {
+    if (!item.IsMap()) {
+      throw ConfigError(fmt::format("{}:{}:{}: {}: expected each item to be a mapping", *source_, item.Mark().line + 1,
+                                    item.Mark().column + 1, key));
+    }
+    out.push_back(YamlMap(item, source_));
+  }
+  return out;
+}
+
+void YamlMap::reject_unknown_keys() const {
+  for (const auto& entry : node_) {
+    std::string key = entry.first.as<std::string>();
+    if (!read_->count(key)) {
+      throw ConfigError(fmt::format("{}:{}:{}: unknown key '{}'", *source_, entry.first.Mark().line + 1,
+                                    entry.first.Mark().column + 1, key));
+    }
+  }
+}
+
+}  // namespace weft

@@ -1,0 +1,50 @@
+// The one door for YAML: every read says file:line:column, the key, and what was expected; keys
+// nobody read are reported as unknown. Models never see YAML or strings.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+#include <yaml-cpp/yaml.h>
+
+#include "sim/core/units.h"
+
+namespace weft {
+
+class YamlMap {
+ public:
+  // Parses `text`; `source` names it in messages (a path, or "<bundled default.yaml>").
+  static YamlMap parse(const std::string& text, const std::string& source);
+  static YamlMap load_file(const std::string& path);
+
+  bool has(const std::string& key) const;
+  std::string string(const std::string& key) const;
+  std::string string_or(const std::string& key, const std::string& fallback) const;
+  uint64_t unsigned_integer(const std::string& key) const;
+  uint64_t unsigned_integer_or(const std::string& key, uint64_t fallback) const;
+  Time time(const std::string& key) const;
+  Bytes bytes(const std::string& key) const;
+  Bytes bytes_or(const std::string& key, Bytes fallback) const;
+  Bandwidth bandwidth(const std::string& key) const;
+  YamlMap map(const std::string& key) const;
+  std::vector<YamlMap> list_of_maps(const std::string& key) const;
+
+  // Throws for the first key of this map that no accessor asked for (a typo, an unsupported key).
+  void reject_unknown_keys() const;
+
+  // "file:line:column" of this map, or of `key`'s value when present.
+  std::string where(const std::string& key = "") const;
+
+ private:
+  YamlMap(YAML::Node node, std::shared_ptr<const std::string> source);
+  YAML::Node value(const std::string& key) const;  // throws when missing
+  std::string scalar(const std::string& key, const char* expected) const;
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+
+  YAML::Node node_;
+  std::shared_ptr<const std::string> source_;
+  std::shared_ptr<std::set<std::string>> read_;  // shared by copies, so reads through copies count
+};
+
+}  // namespace weft

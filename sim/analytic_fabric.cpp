@@ -1,0 +1,50 @@
+#include "sim/analytic_fabric.h"
+
+#include <algorithm>
+
+namespace weft {
+
+AnalyticFabric::AnalyticFabric(Engine& engine, Router& router, Recorder& recorder)
+    : engine_(engine),
+      router_(router),
+      recorder_(recorder),
+      calendar_(engine, [this](const std::vector<uint64_t>& slots) { finish(slots); }) {}
+
+TransferId AnalyticFabric::start(const Transfer& transfer, OnTransferDone on_done) {
+  const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy);
+  Time drained = engine_.now();
+  if (!path.links.empty() && transfer.bytes.count() > 0) {
+    Time& free_at = sender_free_at_[{transfer.src, transfer.entropy}];
+    drained = std::max(drained, free_at) + transmit_time(transfer.bytes, path.bottleneck);
+    free_at = drained;
+  }
+  uint32_t slot;
+  if (free_slots_.empty()) {
+    slot = static_cast<uint32_t>(pending_.size());
+    pending_.push_back({transfer, next_id_, engine_.now(), std::move(on_done)});
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    pending_[slot] = {transfer, next_id_, engine_.now(), std::move(on_done)};
+  }
+  ++stats_.transfers_started;
+  calendar_.add(drained + path.latency, slot);
+  return next_id_++;
+}
+
+void AnalyticFabric::finish(const std::vector<uint64_t>& slots) {
+  for (uint64_t s : slots) {
+    Pending& p = pending_[s];
+    ++stats_.transfers_done;
+    stats_.bytes_delivered += p.transfer.bytes;
+    if (recorder_.active()) {
+      const Transfer& t = p.transfer;
+      recorder_.on_transfer_done({p.id, t.src, t.dst, t.bytes, p.start, engine_.now(), t.tag});
+    }
+    OnTransferDone done = std::move(p.on_done);
+    free_slots_.push_back(static_cast<uint32_t>(s));
+    done();
+  }
+}
+
+}  // namespace weft

@@ -1,0 +1,31 @@
+// The fabric models a scenario or the CLI can name: an explicit table, no static registration.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "sim/fabric.h"
+#include "topologies/routing.h"
+
+namespace weft {
+
+struct FabricOptions {
+  bool check_invariants = false;  // flow: re-check link loads after every solve
+};
+
+struct FabricEntry {
+  std::string_view name;
+  std::string_view description;
+  std::unique_ptr<Fabric> (*make)(Engine&, Router&, Recorder&, const FabricOptions&);
+};
+
+std::span<const FabricEntry> fabric_registry();
+
+// Throws ConfigError listing the known names when `name` is not one of them.
+const FabricEntry& find_fabric(std::string_view name);
+
+std::unique_ptr<Fabric> make_fabric(std::string_view name, Engine& engine, Router& router, Recorder& recorder,
+                                    const FabricOptions& options = {});
+
+}  // namespace weft

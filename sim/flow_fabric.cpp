@@ -1,0 +1,223 @@
+#include "sim/flow_fabric.h"
+
+#include <algorithm>
+
+#include "sim/core/errors.h"
+
+namespace weft {
+
+FlowFabric::FlowFabric(Engine& engine, Router& router, Recorder& recorder, FlowFabricConfig config)
+    : engine_(engine),
+      router_(router),
+      recorder_(recorder),
+      config_(config),
+      calendar_(engine, [this](const std::vector<uint64_t>& items) { on_due(items); }) {
+  const Topology& topo = router.topology();
+  links_.resize(topo.link_count());
+  for (LinkId l = 0; l < links_.size(); ++l) links_[l].capacity = topo.link(l).rate.bps();
+}
+
+uint64_t FlowFabric::item(uint32_t flow, uint32_t version, Phase phase) {
+  return (static_cast<uint64_t>(flow) << 32) | (static_cast<uint64_t>(version & 0x7FFFFFFF) << 1) |
+         static_cast<uint64_t>(phase);
+}
+
+uint32_t FlowFabric::allocate_flow() {
+  if (free_flows_.empty()) {
+    flows_.emplace_back();
+    return static_cast<uint32_t>(flows_.size() - 1);
+  }
+  uint32_t f = free_flows_.back();
+  free_flows_.pop_back();
+  return f;
+}
+
+TransferId FlowFabric::start(const Transfer& transfer, OnTransferDone on_done) {
+  const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy);
+  uint32_t f = allocate_flow();
+  Flow& flow = flows_[f];
+  flow.path = &path;
+  flow.remaining = static_cast<uint128>(transfer.bytes.bits()) * 1'000'000'000'000ULL;
+  flow.rate = 0;
+  flow.updated = engine_.now().ps();
+  flow.transfer = transfer;
+  flow.id = next_id_++;
+  flow.start = engine_.now();
+  flow.on_done = std::move(on_done);
+  ++stats_.transfers_started;
+  if (path.links.empty() || flow.remaining == 0) {
+    calendar_.add(engine_.now() + path.latency, item(f, flow.version, Phase::arrived));
+    return flow.id;
+  }
+  QueuePair& qp = queue_pairs_[{transfer.src, transfer.entropy}];
+  if (qp.busy) {
+    qp.waiting.push_back(f);
+  } else {
+    qp.busy = true;
+    attach(f);
+  }
+  return flow.id;
+}
+
+void FlowFabric::attach(uint32_t f) {
+  Flow& flow = flows_[f];
+  flow.slot_in_link.resize(flow.path->links.size());
+  for (size_t i = 0; i < flow.path->links.size(); ++i) {
+    LinkId l = flow.path->links[i];
+    flow.slot_in_link[i] = static_cast<uint32_t>(links_[l].flows.size());
+    links_[l].flows.push_back(f);
+    mark_dirty(l);
+  }
+}
+
+void FlowFabric::detach(uint32_t f) {
+  const Flow& flow = flows_[f];
+  for (size_t i = 0; i < flow.path->links.size(); ++i) {
+    LinkId l = flow.path->links[i];
+    std::vector<uint32_t>& on_link = links_[l].flows;
+    uint32_t slot = flow.slot_in_link[i];
+    uint32_t moved = on_link.back();
+    on_link[slot] = moved;
+    on_link.pop_back();
+    if (moved != f) {  // tell the moved flow where it now sits on this link
+      Flow& m = flows_[moved];
+      auto at = std::find(m.path->links.begin(), m.path->links.end(), l) - m.path->links.begin();
+      m.slot_in_link[static_cast<size_t>(at)] = slot;
+    }
+    mark_dirty(l);
+  }
+}
+
+void FlowFabric::mark_dirty(LinkId l) {
+  dirty_.push_back(l);
+  if (!recompute_pending_) {
+    recompute_pending_ = true;
+    // Runs after everything already due now: all starts and finishes of this instant share one solve.
+    engine_.schedule_at(engine_.now(), [this] { recompute(); });
+  }
+}
+
+void FlowFabric::recompute() {
+  recompute_pending_ = false;
+  ++epoch_;
+  for (LinkId l : dirty_) {
+    if (links_[l].mark == epoch_) continue;
+    gather_component(l);
+    if (!component_flows_.empty()) solve_component();
+  }
+  dirty_.clear();
+}
+
+void FlowFabric::gather_component(LinkId seed) {
+  component_links_.clear();
+  component_flows_.clear();
+  links_[seed].mark = epoch_;
+  component_links_.push_back(seed);
+  for (size_t next = 0; next < component_links_.size(); ++next) {
+    Link& link = links_[component_links_[next]];
+    link.local = static_cast<uint32_t>(next);
+    for (uint32_t f : link.flows) {
+      Flow& flow = flows_[f];
+      if (flow.mark == epoch_) continue;
+      flow.mark = epoch_;
+      component_flows_.push_back(f);
+      for (LinkId other : flow.path->links) {
+        if (links_[other].mark == epoch_) continue;
+        links_[other].mark = epoch_;
+        component_links_.push_back(other);
+      }
+    }
+  }
+}
+
+void FlowFabric::solve_component() {
+  ++stats_.rate_solves;
+  if (component_flows_.size() == 1) {  // alone on its links: the bottleneck rate, no solver needed
+    uint32_t f = component_flows_.front();
+    rerate(f, flows_[f].path->bottleneck.bps());
+    return;
+  }
+  solver_.clear();
+  for (LinkId l : component_links_) solver_.add_link(links_[l].capacity);
+  for (uint32_t f : component_flows_) {
+    local_path_.clear();
+    for (LinkId l : flows_[f].path->links) local_path_.push_back(links_[l].local);
+    solver_.add_flow(local_path_);
+  }
+  solver_.solve();
+  for (size_t i = 0; i < component_flows_.size(); ++i) rerate(component_flows_[i], solver_.rate(static_cast<uint32_t>(i)));
+  if (config_.check_invariants) check_component_loads();
+}
+
+// Brings the flow's remaining bits up to now at its old rate, then, if the rate changed, moves its
+// drain time. A flow whose rate stays keeps its calendar item, which remains exact.
+void FlowFabric::rerate(uint32_t f, uint64_t rate) {
+  Flow& flow = flows_[f];
+  int64_t now = engine_.now().ps();
+  uint128 sent = static_cast<uint128>(flow.rate) * static_cast<uint64_t>(now - flow.updated);
+  flow.remaining -= std::min(sent, flow.remaining);
+  flow.updated = now;
+  if (rate == flow.rate) return;
+  WEFT_ASSERT(rate > 0);
+  flow.rate = rate;
+  ++flow.version;
+  ++stats_.flows_rerated;
+  Time drain = Time::ps(static_cast<int64_t>(ceil_div(flow.remaining, rate)));
+  calendar_.add(engine_.now() + drain, item(f, flow.version, Phase::drained));
+}
+
+void FlowFabric::on_due(const std::vector<uint64_t>& items) {
+  for (uint64_t it : items) {
+    auto f = static_cast<uint32_t>(it >> 32);
+    auto version = static_cast<uint32_t>((it >> 1) & 0x7FFFFFFF);
+    if ((flows_[f].version & 0x7FFFFFFF) != version) continue;  // superseded by a rate change
+    if (static_cast<Phase>(it & 1) == Phase::drained) {
+      drained(f);
+    } else {
+      arrived(f);
+    }
+  }
+}
+
+void FlowFabric::drained(uint32_t f) {
+  Flow& flow = flows_[f];
+  detach(f);
+  flow.remaining = 0;
+  flow.rate = 0;
+  calendar_.add(engine_.now() + flow.path->latency, item(f, flow.version, Phase::arrived));
+  auto qp = queue_pairs_.find({flow.transfer.src, flow.transfer.entropy});
+  if (qp->second.waiting.empty()) {
+    queue_pairs_.erase(qp);
+    return;
+  }
+  uint32_t next = qp->second.waiting.front();
+  qp->second.waiting.pop_front();
+  flows_[next].updated = engine_.now().ps();
+  attach(next);
+}
+
+void FlowFabric::arrived(uint32_t f) {
+  Flow& flow = flows_[f];
+  ++stats_.transfers_done;
+  stats_.bytes_delivered += flow.transfer.bytes;
+  if (recorder_.active()) {
+    const Transfer& t = flow.transfer;
+    recorder_.on_transfer_done({flow.id, t.src, t.dst, t.bytes, flow.start, engine_.now(), t.tag});
+  }
+  OnTransferDone done = std::move(flow.on_done);
+  ++flow.version;  // any item still naming this flow is now stale
+  free_flows_.push_back(f);
+  done();
+}
+
+uint64_t FlowFabric::link_load(LinkId l) const {
+  uint64_t sum = 0;
+  for (uint32_t f : links_[l].flows) sum += flows_[f].rate;
+  return sum;
+}
+
+void FlowFabric::check_component_loads() const {
+  for (LinkId l : component_links_) WEFT_ASSERT(link_load(l) <= links_[l].capacity);
+}
+
+}  // namespace weft

@@ -1,0 +1,98 @@
+// Flow-level fabric: every active transfer is a flow holding a max-min fair share of each directed
+// link on its path. Rates are recomputed incrementally: only the connected component (flows that
+// share links, transitively) touched by a start or a finish is re-solved, once per instant.
+// A flow's last byte leaves the source when its bytes drain at its (changing) fair rate, and
+// arrives one path latency later. Transfers of one queue pair (src, entropy) go one at a time, in
+// order: the next joins the links when the previous one has drained.
+#pragma once
+
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/batch_calendar.h"
+#include "sim/fabric.h"
+#include "sim/maxmin.h"
+#include "sim/queue_pair.h"
+#include "topologies/routing.h"
+
+namespace weft {
+
+struct FlowFabricConfig {
+  // Re-checks after every solve that no link carries more than its rate (cheap; on in tests).
+  bool check_invariants = false;
+};
+
+class FlowFabric final : public Fabric {
+ public:
+  FlowFabric(Engine& engine, Router& router, Recorder& recorder, FlowFabricConfig config = {});
+
+  std::string_view name() const override { return "flow"; }
+  TransferId start(const Transfer& transfer, OnTransferDone on_done) override;
+  FabricStats stats() const override { return stats_; }
+
+  // Sum of the current rates of the flows crossing link `l` (bit/s).
+  uint64_t link_load(LinkId l) const;
+
+ private:
+  struct Link {
+    uint64_t capacity;            // bit/s
+    std::vector<uint32_t> flows;  // active flows crossing this link
+    uint32_t mark = 0;            // component search epoch
+    uint32_t local = 0;           // index in the current solve
+  };
+  struct Flow {
+    const Path* path = nullptr;
+    uint128 remaining = 0;    // bits still to send, times 1e12 (bit·ps: exact arithmetic)
+    uint64_t rate = 0;                  // bit/s; 0 until the first solve
+    int64_t updated = 0;                // ps, when `remaining` was last brought up to date
+    uint32_t version = 0;               // bumps when the finish time changes; stale calendar items skip
+    uint32_t mark = 0;                  // component search epoch
+    std::vector<uint32_t> slot_in_link; // position in links_[path->links[i]].flows
+    Transfer transfer;
+    TransferId id = 0;
+    Time start;
+    OnTransferDone on_done;
+  };
+  enum class Phase : uint64_t { drained = 0, arrived = 1 };
+  struct QueuePair {
+    bool busy = false;            // a flow of this QP is on the links
+    std::deque<uint32_t> waiting; // flows started behind it, in order
+  };
+
+  static uint64_t item(uint32_t flow, uint32_t version, Phase phase);
+  uint32_t allocate_flow();
+  void attach(uint32_t f);
+  void detach(uint32_t f);
+  void mark_dirty(LinkId l);
+  void recompute();
+  void gather_component(LinkId seed);
+  void solve_component();
+  void rerate(uint32_t f, uint64_t rate);
+  void on_due(const std::vector<uint64_t>& items);
+  void drained(uint32_t f);
+  void arrived(uint32_t f);
+  void check_component_loads() const;
+
+  Engine& engine_;
+  Router& router_;
+  Recorder& recorder_;
+  FlowFabricConfig config_;
+  BatchCalendar calendar_;
+  std::vector<Link> links_;
+  std::vector<Flow> flows_;
+  std::vector<uint32_t> free_flows_;
+  std::unordered_map<QueuePairKey, QueuePair, QueuePairKeyHash> queue_pairs_;
+  std::vector<LinkId> dirty_;
+  bool recompute_pending_ = false;
+  uint32_t epoch_ = 0;
+  // scratch for one component, reused
+  std::vector<LinkId> component_links_;
+  std::vector<uint32_t> component_flows_;
+  std::vector<uint32_t> local_path_;
+  MaxMinSolver solver_;
+  uint64_t next_id_ = 0;
+  FabricStats stats_;
+};
+
+}  // namespace weft

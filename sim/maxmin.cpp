@@ -1,0 +1,87 @@
+#include "sim/maxmin.h"
+
+#include <algorithm>
+
+#include "sim/core/errors.h"
+
+namespace weft {
+namespace {
+
+// Min-heap order by (share, link) so that ties resolve the same way on every run.
+bool after(const auto& a, const auto& b) { return a.share != b.share ? a.share > b.share : a.link > b.link; }
+
+}  // namespace
+
+void MaxMinSolver::clear() {
+  capacity_.clear();
+  flow_offset_.assign(1, 0);
+  flow_links_.clear();
+}
+
+uint32_t MaxMinSolver::add_link(uint64_t capacity_bps) {
+  WEFT_ASSERT(capacity_bps > 0);
+  capacity_.push_back(capacity_bps);
+  return static_cast<uint32_t>(capacity_.size() - 1);
+}
+
+uint32_t MaxMinSolver::add_flow(std::span<const uint32_t> links) {
+  WEFT_ASSERT(!links.empty());
+  flow_links_.insert(flow_links_.end(), links.begin(), links.end());
+  flow_offset_.push_back(static_cast<uint32_t>(flow_links_.size()));
+  return static_cast<uint32_t>(flow_offset_.size() - 2);
+}
+
+void MaxMinSolver::index_flows_by_link() {
+  size_t links = capacity_.size();
+  link_offset_.assign(links + 1, 0);
+  for (uint32_t l : flow_links_) ++link_offset_[l + 1];
+  for (size_t l = 0; l < links; ++l) link_offset_[l + 1] += link_offset_[l];
+  link_flows_.resize(flow_links_.size());
+  std::vector<uint32_t>& cursor = unfixed_;  // reused: filled with the final counts below
+  cursor.assign(link_offset_.begin(), link_offset_.end() - 1);
+  for (uint32_t f = 0; f + 1 < flow_offset_.size(); ++f) {
+    for (uint32_t i = flow_offset_[f]; i < flow_offset_[f + 1]; ++i) link_flows_[cursor[flow_links_[i]]++] = f;
+  }
+  for (size_t l = 0; l < links; ++l) unfixed_[l] = link_offset_[l + 1] - link_offset_[l];
+}
+
+void MaxMinSolver::fix_flows_of(uint32_t link, uint64_t share) {
+  for (uint32_t i = link_offset_[link]; i < link_offset_[link + 1]; ++i) {
+    uint32_t f = link_flows_[i];
+    if (fixed_[f]) continue;
+    fixed_[f] = 1;
+    rate_[f] = share;
+    for (uint32_t j = flow_offset_[f]; j < flow_offset_[f + 1]; ++j) {
+      uint32_t other = flow_links_[j];
+      remaining_[other] -= std::min(share, remaining_[other]);  // share >= 1 may exceed a tiny link
+      --unfixed_[other];
+      if (other != link && unfixed_[other] > 0) {
+        heap_.push_back({remaining_[other] / unfixed_[other], other});
+        std::push_heap(heap_.begin(), heap_.end(), after<Candidate, Candidate>);
+      }
+    }
+  }
+}
+
+void MaxMinSolver::solve() {
+  size_t flows = flow_offset_.size() - 1;
+  index_flows_by_link();
+  remaining_ = capacity_;
+  rate_.assign(flows, 0);
+  fixed_.assign(flows, 0);
+  heap_.clear();
+  for (uint32_t l = 0; l < capacity_.size(); ++l) {
+    if (unfixed_[l] > 0) heap_.push_back({remaining_[l] / unfixed_[l], l});
+  }
+  std::make_heap(heap_.begin(), heap_.end(), after<Candidate, Candidate>);
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), after<Candidate, Candidate>);
+    Candidate c = heap_.back();
+    heap_.pop_back();
+    // Stale entry: the link lost flows or capacity since it was pushed.
+    if (unfixed_[c.link] == 0 || c.share != remaining_[c.link] / unfixed_[c.link]) continue;
+    fix_flows_of(c.link, std::max<uint64_t>(c.share, 1));
+  }
+}
+
+}  // namespace weft

@@ -1,0 +1,140 @@
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "sim/analytic_fabric.h"
+#include "sim/flow_fabric.h"
+#include "topologies/builders.h"
+
+using namespace weft;
+
+namespace {
+
+// One simulation: engine, router and a fabric over `topology`, with every transfer recorded.
+struct Bench {
+  explicit Bench(Topology t, bool flow = true) : topology(std::move(t)), router(topology, 1) {
+    recorder.add_sink(sink);
+    if (flow) {
+      fabric = std::make_unique<FlowFabric>(engine, router, recorder, FlowFabricConfig{true});
+    } else {
+      fabric = std::make_unique<AnalyticFabric>(engine, router, recorder);
+    }
+  }
+  void send(uint32_t from, uint32_t to, uint64_t bytes, Time at = Time()) {
+    engine.schedule_at(at, [this, from, to, bytes] {
+      fabric->start({topology.gpus()[from], topology.gpus()[to], Bytes(bytes)}, [] {});
+    });
+  }
+  Topology topology;
+  Engine engine;
+  Router router;
+  Recorder recorder;
+  MemorySink sink;
+  std::unique_ptr<Fabric> fabric;
+};
+
+LinkSpec link(uint64_t gbps, Time latency) { return {LinkKind::generic, Bandwidth::gbps(gbps), latency}; }
+
+}  // namespace
+
+TEST_CASE("a single transfer takes exactly latency + ceil(bytes*8/rate)", "[flow]") {
+  for (bool flow : {true, false}) {
+    // 1000 B at 3.6 Tb/s: 8000e12 / 3.6e12 = 2222.2 -> 2223 ps; two hops of 1 us each.
+    Bench b(single_switch(2, link(3600, Time::us(1))), flow);
+    b.send(0, 1, 1000);
+    b.engine.run();
+    REQUIRE(b.sink.transfers.size() == 1);
+    CHECK(b.sink.transfers[0].end == Time::us(2) + Time::ps(2223));
+  }
+}
+
+TEST_CASE("N to 1 incast gives each sender rate / N", "[flow]") {
+  // 8 senders, 1 MB each, into GPU 8's 400 Gb/s downlink: 50 Gb/s each.
+  // 8e6 bits / 5e10 bit/s = 160 us, plus 2 hops x 1 us.
+  Bench b(single_switch(9, link(400, Time::us(1))));
+  for (uint32_t i = 0; i < 8; ++i) b.send(i, 8, 1'000'000);
+  b.engine.run();
+  REQUIRE(b.sink.transfers.size() == 8);
+  for (const auto& t : b.sink.transfers) CHECK(t.end == Time::us(162));
+}
+
+TEST_CASE("a flow speeds up when its competitor leaves (rates recomputed)", "[flow]") {
+  // A: 10 MB from GPU 0 at t=0; B: 1 MB from GPU 1 at t=100 us; both into GPU 2 at 400 Gb/s.
+  // 0-100 us: A alone at 400G sends 4e7 of its 8e7 bits.
+  // From 100 us both get 200G: B's 8e6 bits take 40 us -> drains at 140 us, arrives 142 us.
+  // A sent another 8e6 bits meanwhile; its last 3.2e7 bits at 400G take 80 us -> 220 us, arrives 222 us.
+  Bench b(single_switch(3, link(400, Time::us(1))));
+  b.send(0, 2, 10'000'000);
+  b.send(1, 2, 1'000'000, Time::us(100));
+  b.engine.run();
+  REQUIRE(b.sink.transfers.size() == 2);
+  CHECK(b.sink.transfers[0].src == b.topology.gpus()[1]);
+  CHECK(b.sink.transfers[0].end == Time::us(142));
+  CHECK(b.sink.transfers[1].end == Time::us(222));
+}
+
+TEST_CASE("flow and analytic agree when nothing contends", "[flow]") {
+  // A permutation: every GPU sends to one other and receives from one other, sizes differ.
+  auto run = [](bool flow) {
+    Bench b(single_switch(16, link(200, Time::ns(700))), flow);
+    for (uint32_t i = 0; i < 16; ++i) b.send(i, (i * 5 + 3) % 16, 1000 + 7919 * i);
+    b.engine.run();
+    std::vector<int64_t> ends;
+    for (const auto& t : b.sink.transfers) ends.push_back(t.end.ps());
+    std::sort(ends.begin(), ends.end());
+    return ends;
+  };
+  CHECK(run(true) == run(false));
+}
+
+TEST_CASE("bytes are conserved and every transfer completes", "[flow]") {
+  // All-to-all among 6 GPUs: heavy sharing, many rate changes.
+  Bench b(single_switch(6, link(100, Time::ns(300))));
+  uint64_t sent = 0;
+  for (uint32_t i = 0; i < 6; ++i) {
+    for (uint32_t j = 0; j < 6; ++j) {
+      if (i == j) continue;
+      uint64_t bytes = 4096 * (1 + i + 2 * j);
+      b.send(i, j, bytes, Time::ns(37 * (i + j)));
+      sent += bytes;
+    }
+  }
+  b.engine.run();
+  FabricStats s = b.fabric->stats();
+  CHECK(s.transfers_started == 30);
+  CHECK(s.transfers_done == 30);
+  CHECK(s.bytes_delivered.count() == sent);
+  uint64_t recorded = 0;
+  for (const auto& t : b.sink.transfers) {
+    recorded += t.bytes.count();
+    CHECK(t.end >= t.start);
+  }
+  CHECK(recorded == sent);
+}
+
+TEST_CASE("the flow fabric is deterministic", "[flow]") {
+  auto run = [] {
+    Bench b(ring(8, link(100, Time::ns(300))));
+    for (uint32_t i = 0; i < 8; ++i) {
+      for (uint32_t j = 0; j < 8; ++j) {
+        if (i != j) b.send(i, j, 1000 * (i + 1) + j);
+      }
+    }
+    b.engine.run();
+    std::vector<std::pair<uint64_t, int64_t>> out;
+    for (const auto& t : b.sink.transfers) out.emplace_back(t.id, t.end.ps());
+    return out;
+  };
+  CHECK(run() == run());
+}
+
+TEST_CASE("zero-byte and self transfers complete", "[flow]") {
+  Bench b(single_switch(2, link(100, Time::us(1))));
+  b.send(0, 1, 0);
+  b.engine.schedule_at(Time(), [&] { b.fabric->start({b.topology.gpus()[0], b.topology.gpus()[0], Bytes(64)}, [] {}); });
+  b.engine.run();
+  REQUIRE(b.sink.transfers.size() == 2);
+  CHECK(b.sink.transfers[0].end == Time());       // the self transfer: no links to cross
+  CHECK(b.sink.transfers[1].end == Time::us(2));  // zero bytes: latency only
+}

@@ -1,0 +1,97 @@
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "scenarios/report.h"
+#include "scenarios/run_scenario.h"
+#include "scenarios/scenario.h"
+#include "sim/core/errors.h"
+
+using namespace weft;
+
+namespace {
+
+const std::string kGood = R"(name: two collectives
+seed: 7
+fabric: analytic
+system:
+  topology: ring
+  ranks: 4
+  link:
+    rate: 100Gbps
+    latency: 500ns
+workload:
+  collectives:
+    - op: all_reduce
+      size: 1MiB
+      channels: 2
+    - op: broadcast
+      size: 4KB
+      root: 3
+)";
+
+std::string with(const std::string& from, const std::string& to) {
+  std::string s = kGood;
+  s.replace(s.find(from), from.size(), to);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a scenario loads into checked structs", "[scenario]") {
+  Scenario s = load_scenario_text(kGood, "good.yaml");
+  CHECK(s.name == "two collectives");
+  CHECK(s.seed == 7);
+  CHECK(s.fabric == "analytic");
+  CHECK(s.system.topology == "ring");
+  CHECK(s.system.ranks == 4);
+  CHECK(s.system.link.rate == Bandwidth::gbps(100));
+  CHECK(s.system.link.latency == Time::ns(500));
+  REQUIRE(s.collectives.size() == 2);
+  CHECK(s.collectives[0].ring.channels == 2);
+  CHECK(s.collectives[1].op == CollectiveOp::broadcast);
+  CHECK(s.collectives[1].ring.root == 3);
+  CHECK(s.collectives[1].size == Bytes(4000));
+}
+
+TEST_CASE("running a scenario places collectives one after another", "[scenario]") {
+  ScenarioResult r = run_scenario(load_scenario_text(kGood, "good.yaml"));
+  REQUIRE(r.collectives.size() == 2);
+  CHECK(r.collectives[1].start == r.collectives[0].row.time);
+  CHECK(r.total == r.collectives[0].row.time + r.collectives[1].row.time);
+  std::string json = format_scenario(r, OutputFormat::json);
+  CHECK(json == format_scenario(run_scenario(load_scenario_text(kGood, "good.yaml")), OutputFormat::json));
+}
+
+TEST_CASE("the bundled default scenario loads and runs", "[scenario]") {
+  Scenario s = default_scenario();
+  CHECK(!s.collectives.empty());
+  CHECK(run_scenario(s).total > Time());
+}
+
+TEST_CASE("bad scenarios name file, line, column, key and what was expected", "[scenario]") {
+  auto error_of = [](const std::string& text) {
+    try {
+      load_scenario_text(text, "bad.yaml");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // A typo in a key: reported where it stands.
+  // A typo in a key: the required key is missing, and the near miss is pointed at.
+  CHECK(error_of(with("    latency: 500ns", "    latncy: 500ns")) ==
+        "bad.yaml:8:5: latency: missing (this key is required here); is 'latncy' at 9:5 a typo of it?");
+  CHECK(error_of(with("seed: 7", "sed: 7")) == "bad.yaml:2:1: unknown key 'sed'");
+  // A bad unit: line and column of the value, the key, and an example of what is expected.
+  std::string unit = error_of(with("100Gbps", "100 Gbits"));
+  CHECK_THAT(unit, Catch::StartsWith("bad.yaml:8:11:") && Catch::Contains("rate") && Catch::Contains("400Gbps"));
+  CHECK_THAT(error_of(with("op: all_reduce", "op: all_reduse")), Catch::StartsWith("bad.yaml:12:11:") && Catch::Contains("all_gather"));
+  CHECK_THAT(error_of(with("root: 3", "root: 4")), Catch::Contains("root") && Catch::Contains("below 4"));
+  CHECK_THAT(error_of(with("ranks: 4", "ranks: four")), Catch::Contains("ranks") && Catch::Contains("whole number"));
+  CHECK_THAT(error_of(with("fabric: analytic", "fabric: packet")), Catch::StartsWith("bad.yaml:3:9:") && Catch::Contains("flow"));
+  CHECK_THAT(error_of(with("topology: ring", "topology: torus")), Catch::Contains("single-switch"));
+  CHECK_THAT(error_of(with("      size: 1MiB\n", "")), Catch::Contains("size") && Catch::Contains("missing"));
+  CHECK_THAT(error_of("system: [unclosed"), Catch::StartsWith("bad.yaml:") && Catch::Contains("not valid YAML"));
+  CHECK_THAT(error_of("- just\n- a list\n"), Catch::Contains("mapping"));
+  CHECK_THROWS_WITH(load_scenario_file("/nonexistent/weft.yaml"), Catch::Contains("cannot open"));
+}
