@@ -59,7 +59,7 @@ CollectiveSpec read_collective(const YamlMap& m, uint32_t ranks) {
 
 Scenario read_scenario(const YamlMap& top) {
   Scenario s;
-  s.source = top.where();
+  s.source = top.source();
   s.name = top.string_or("name", "unnamed");
   s.seed = top.unsigned_integer_or("seed", 1);
   s.fabric = top.string_or("fabric", "flow");

@@ -33,6 +33,7 @@ class YamlMap {
   // Throws for the first key of this map that no accessor asked for (a typo, an unsupported key).
   void reject_unknown_keys() const;
 
+  const std::string& source() const { return *source_; }
   // "file:line:column" of this map, or of `key`'s value when present.
   std::string where(const std::string& key = "") const;
 

@@ -50,6 +50,7 @@ TransferId FlowFabric::start(const Transfer& transfer, OnTransferDone on_done) {
     return flow.id;
   }
   QueuePair& qp = queue_pairs_[{transfer.src, transfer.entropy}];
+  flow.queue_pair = &qp;
   if (qp.busy) {
     qp.waiting.push_back(f);
   } else {
@@ -185,13 +186,13 @@ void FlowFabric::drained(uint32_t f) {
   flow.remaining = 0;
   flow.rate = 0;
   calendar_.add(engine_.now() + flow.path->latency, item(f, flow.version, Phase::arrived));
-  auto qp = queue_pairs_.find({flow.transfer.src, flow.transfer.entropy});
-  if (qp->second.waiting.empty()) {
-    queue_pairs_.erase(qp);
+  QueuePair& qp = *flow.queue_pair;
+  if (qp.waiting.empty()) {
+    qp.busy = false;  // kept (not erased): the same QP usually sends again soon
     return;
   }
-  uint32_t next = qp->second.waiting.front();
-  qp->second.waiting.pop_front();
+  uint32_t next = qp.waiting.front();
+  qp.waiting.pop_front();
   flows_[next].updated = engine_.now().ps();
   attach(next);
 }

@@ -41,8 +41,13 @@ class FlowFabric final : public Fabric {
     uint32_t mark = 0;            // component search epoch
     uint32_t local = 0;           // index in the current solve
   };
+  struct QueuePair {
+    bool busy = false;            // a flow of this QP is on the links
+    std::deque<uint32_t> waiting; // flows started behind it, in order
+  };
   struct Flow {
     const Path* path = nullptr;
+    QueuePair* queue_pair = nullptr;    // its sender's queue (map nodes never move)
     uint128 remaining = 0;    // bits still to send, times 1e12 (bit·ps: exact arithmetic)
     uint64_t rate = 0;                  // bit/s; 0 until the first solve
     int64_t updated = 0;                // ps, when `remaining` was last brought up to date
@@ -55,10 +60,6 @@ class FlowFabric final : public Fabric {
     OnTransferDone on_done;
   };
   enum class Phase : uint64_t { drained = 0, arrived = 1 };
-  struct QueuePair {
-    bool busy = false;            // a flow of this QP is on the links
-    std::deque<uint32_t> waiting; // flows started behind it, in order
-  };
 
   static uint64_t item(uint32_t flow, uint32_t version, Phase phase);
   uint32_t allocate_flow();

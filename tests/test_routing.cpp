@@ -62,3 +62,15 @@ TEST_CASE("unreachable nodes and bad builder input are errors", "[topology]") {
   CHECK_THROWS_AS(single_switch(0, kLink), ConfigError);
   CHECK_THROWS_WITH(build_topology("torus", 4, kLink), Catch::Contains("single-switch"));
 }
+
+TEST_CASE("copied and moved topologies keep their links", "[topology]") {
+  Topology original = single_switch(3, kLink);
+  Topology copy = original;
+  Topology moved = std::move(original);
+  for (const Topology* t : {&copy, &moved}) {
+    REQUIRE(t->link_count() == 6);
+    for (LinkId l = 0; l < t->link_count(); ++l) CHECK(t->link(l).id == l);
+    Router r(*t, 1);
+    CHECK(r.paths(t->gpus()[0], t->gpus()[2])[0].latency == Time::us(1));
+  }
+}
