@@ -22,6 +22,7 @@ class Engine {
  public:
   Time now() const { return now_; }
   uint64_t events_processed() const { return processed_; }
+  // Heap entries, including cancelled ones not yet popped (they are skipped when reached).
   size_t pending() const { return heap_.size(); }
 
   // Schedules `cb` at absolute time `at` (not before now()).
