@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/core/errors.h"
+#include "sim/core/names.h"
 
 namespace weft {
 
@@ -48,25 +49,6 @@ bool YamlMap::has(const std::string& key) const {
   return static_cast<bool>(node_[key]);
 }
 
-namespace {
-
-// Levenshtein distance, to point at a near miss when a required key is missing.
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
 
 YAML::Node YamlMap::value(const std::string& key) const {
   read_->insert(key);

@@ -14,7 +14,7 @@ FlowFabric::FlowFabric(Engine& engine, Router& router, Recorder& recorder, FlowF
       calendar_(engine, [this](const std::vector<uint64_t>& items) { on_due(items); }) {
   const Topology& topo = router.topology();
   links_.resize(topo.link_count());
-  for (LinkId l = 0; l < links_.size(); ++l) links_[l].capacity = topo.link(l).rate.bps();
+  for (LinkId l = 0; l < links_.size(); ++l) links_[l].capacity = topo.link(l).goodput().bps();
 }
 
 uint64_t FlowFabric::item(uint32_t flow, uint32_t version, Phase phase) {

@@ -71,7 +71,7 @@ Path Router::make_path(std::vector<LinkId> links) const {
   for (LinkId l : p.links) {
     const LinkProps& props = topology_.link(l);
     p.latency += props.latency;
-    p.bottleneck = std::min(p.bottleneck, props.rate);
+    p.bottleneck = std::min(p.bottleneck, props.goodput());
   }
   return p;
 }
