@@ -3,9 +3,12 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/system_options.h"
 #include "collectives/sweep.h"
 #include "scenarios/report.h"
+#include "sim/fabric_registry.h"
 #include "topologies/builders.h"
+#include "topologies/clusters.h"
 
 namespace weft::cli {
 namespace {
@@ -24,6 +27,8 @@ struct CollectiveArgs {
   std::string chunk = "0";
   uint64_t seed = 1;
   std::string format = "table";
+  bool pxn = false;
+  SystemArgs system;
 };
 
 void run(const CollectiveArgs& a) {
@@ -37,10 +42,17 @@ void run(const CollectiveArgs& a) {
   spec.seed = a.seed;
   spec.ring.channels = a.channels;
   spec.ring.chunk = parse_bytes(a.chunk, "--chunk");
+  spec.pxn = a.pxn;
   OutputFormat format = parse_output_format(a.format);
-  Topology topology = build_topology(a.topology, a.ranks, link);
+  find_fabric(a.fabric);
+  bool catalogue = !a.system.system.empty();
+  Topology topology = catalogue ? build_cluster(resolve_system(a.system)) : build_topology(a.topology, a.ranks, link);
   std::vector<SweepRow> rows = sweep_collective(spec, topology);
-  SweepHeader header{std::string(to_string(spec.op)), a.topology, a.ranks, a.fabric, a.link_rate, a.latency, a.channels};
+  auto ranks = static_cast<uint32_t>(topology.gpus().size());
+  std::string where = catalogue ? topology.name : a.topology;
+  std::string rate = catalogue ? "catalogue" : a.link_rate;
+  std::string latency = catalogue ? "catalogue" : a.latency;
+  SweepHeader header{std::string(to_string(spec.op)), where, ranks, a.fabric, rate, latency, a.channels};
   fmt::print("{}", format_sweep(header, rows, format));
 }
 
@@ -59,8 +71,9 @@ Action add_collective_command(CLI::App& app) {
   cmd->add_option("--max-bytes,-e", args->max_bytes, "Largest size (nccl-tests -e)")->capture_default_str();
   cmd->add_option("--factor,-f", args->factor, "Multiply the size by this between rows (nccl-tests -f)")->capture_default_str()
       ->check(CLI::Range(uint64_t{2}, uint64_t{1} << 20));
-  cmd->add_option("--fabric", args->fabric, "Network model: flow | analytic")->capture_default_str()
-      ->check(CLI::IsMember({"flow", "analytic"}));
+  cmd->add_option("--fabric", args->fabric, "Network model: " + fabric_names())->capture_default_str();
+  add_system_options(cmd, args->system);
+  cmd->add_flag("--pxn", args->pxn, "Inter-node sends go over NVLink to the GPU on the destination's rail first (NCCL PXN)");
   cmd->add_option("--channels,-c", args->channels, "Rings run in parallel, each with 1/C of the buffer")->capture_default_str()
       ->check(CLI::Range(1u, 64u));
   cmd->add_option("--chunk", args->chunk, "Bytes a rank sends per ring step; 0 = NCCL Simple default (2 MiB, 512 KiB for broadcast)")

@@ -10,5 +10,7 @@ using Action = std::function<void()>;
 
 Action add_collective_command(CLI::App& app);
 Action add_run_command(CLI::App& app);
+Action add_systems_command(CLI::App& app);
+Action add_topo_command(CLI::App& app);
 
 }  // namespace weft::cli

@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   weft::cli::Action collective = weft::cli::add_collective_command(app);
   weft::cli::Action run = weft::cli::add_run_command(app);
+  weft::cli::Action systems = weft::cli::add_systems_command(app);
+  weft::cli::Action topo = weft::cli::add_topo_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -19,6 +21,8 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("collective")) collective();
     if (app.got_subcommand("run")) run();
+    if (app.got_subcommand("systems")) systems();
+    if (app.got_subcommand("topo")) topo();
   } catch (const weft::ConfigError& e) {
     fmt::print(stderr, "weft: error: {}\n", e.what());
     return 2;

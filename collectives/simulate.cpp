@@ -8,13 +8,13 @@ namespace weft {
 
 SimulationResult simulate(const Schedule& schedule, const Topology& topology, const SimulationOptions& options) {
   Engine engine;
-  Router router(topology, options.seed);
+  Router router(topology, RouterOptions{.seed = options.seed, .pxn = options.pxn});
   Recorder quiet;
   Recorder& recorder = options.recorder ? *options.recorder : quiet;
   auto fabric = make_fabric(options.fabric, engine, router, recorder, options.fabric_options);
   ScheduleExecutor executor(engine, *fabric, schedule, topology.gpus(), recorder);
   executor.start();
-  engine.run();
+  fabric->run(engine);
   WEFT_ASSERT(executor.done());
   FabricStats stats = fabric->stats();
   WEFT_ASSERT(stats.transfers_done == stats.transfers_started);  // nothing left on the wire

@@ -23,6 +23,7 @@ struct SimulationOptions {
   uint64_t seed = 1;
   FabricOptions fabric_options;
   Recorder* recorder = nullptr;  // optional observer
+  bool pxn = false;              // inter-node sends leave through the rail-matching GPU's NIC (NCCL PXN)
 };
 
 SimulationResult simulate(const Schedule& schedule, const Topology& topology, const SimulationOptions& options = {});

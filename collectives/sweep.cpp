@@ -34,7 +34,7 @@ std::vector<SweepRow> sweep_collective(const SweepSpec& spec, const Topology& to
     throw ConfigError(fmt::format("--min-bytes ({}) is larger than --max-bytes ({})", spec.min_bytes.count(),
                                   spec.max_bytes.count()));
   }
-  SimulationOptions options{spec.fabric, spec.seed, {}, nullptr};
+  SimulationOptions options{spec.fabric, spec.seed, {}, nullptr, spec.pxn};
   std::vector<SweepRow> rows;
   for (uint64_t size = spec.min_bytes.count(); size <= spec.max_bytes.count(); size *= spec.factor) {
     rows.push_back(measure_collective(spec.op, Bytes(size), spec.ring, topology, options));

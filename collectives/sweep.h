@@ -20,6 +20,7 @@ struct SweepSpec {
   RingOptions ring;
   std::string fabric = "flow";
   uint64_t seed = 1;
+  bool pxn = false;
 };
 
 struct SweepRow {

@@ -5,7 +5,7 @@
 namespace weft {
 
 ScenarioResult run_scenario(const Scenario& scenario) {
-  Topology topology = build_topology(scenario.system.topology, scenario.system.ranks, scenario.system.link);
+  Topology topology = build_system(scenario.system);
   SimulationOptions options{scenario.fabric, scenario.seed, {}, nullptr};
   ScenarioResult result{scenario, {}, Time()};
   // The fabric is empty between two collectives of one stream, so each can be simulated on its own

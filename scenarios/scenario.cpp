@@ -7,6 +7,7 @@
 #include "sim/core/errors.h"
 #include "sim/fabric_registry.h"
 #include "topologies/builders.h"
+#include "topologies/systems.h"
 
 namespace weft {
 namespace {
@@ -22,7 +23,45 @@ LinkKind parse_link_kind(const YamlMap& m, const std::string& key) {
                                 m.where(key), key, s));
 }
 
+// `node: {pcie_lanes: 8}` sets node.pcie_lanes, and so on, each error pointing at its line.
+void read_overrides(const YamlMap& m, const std::string& section, ClusterSpec& cluster) {
+  if (!m.has(section)) return;
+  YamlMap sub = m.map(section);
+  for (const std::string& key : sub.keys()) {
+    std::string value = sub.string(key);
+    try {
+      set_field(cluster, section + "." + key, value);
+    } catch (const ConfigError& e) {
+      throw ConfigError(fmt::format("{}: {}", sub.where(key), e.what()));
+    }
+  }
+}
+
+SystemSpec read_catalogue_system(const YamlMap& m) {
+  SystemSpec s;
+  s.preset = m.string("name");
+  try {
+    s.cluster = system_spec(s.preset);
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{}: {}", m.where("name"), e.what()));
+  }
+  uint64_t nodes = m.unsigned_integer_or("nodes", 1);
+  if (nodes < 1 || nodes > 65536) throw ConfigError(fmt::format("{}: nodes: expected 1 to 65536", m.where("nodes")));
+  s.cluster.nodes = static_cast<int>(nodes);
+  read_overrides(m, "node", s.cluster);
+  read_overrides(m, "network", s.cluster);
+  try {
+    validate(s.cluster);
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{}: {}", m.where(), e.what()));
+  }
+  s.ranks = static_cast<uint32_t>(s.cluster.nodes * s.cluster.node.gpus);
+  m.reject_unknown_keys();
+  return s;
+}
+
 SystemSpec read_system(const YamlMap& m) {
+  if (m.has("name")) return read_catalogue_system(m);
   SystemSpec s;
   s.topology = m.string("topology");
   if (s.topology != "single-switch" && s.topology != "ring") {
@@ -78,6 +117,11 @@ Scenario read_scenario(const YamlMap& top) {
 }
 
 }  // namespace
+
+Topology build_system(const SystemSpec& system) {
+  if (!system.preset.empty()) return build_cluster(system.cluster);
+  return build_topology(system.topology, system.ranks, system.link);
+}
 
 Scenario load_scenario_text(const std::string& text, const std::string& source) {
   return read_scenario(YamlMap::parse(text, source));

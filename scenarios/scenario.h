@@ -9,15 +9,22 @@
 
 #include "collectives/collective_op.h"
 #include "collectives/ring.h"
+#include "topologies/clusters.h"
 #include "topologies/topology.h"
 
 namespace weft {
 
+// Either a simple topology (`topology:`, `ranks:`, `link:`) or a catalogue system (`name:` of a
+// preset, `nodes:`, and `node:` / `network:` maps overriding any field of it).
 struct SystemSpec {
   std::string topology = "single-switch";
   uint32_t ranks = 8;
   LinkSpec link;
+  std::string preset;   // set for the catalogue form
+  ClusterSpec cluster;  // the preset with the scenario's overrides applied
 };
+
+Topology build_system(const SystemSpec& system);
 
 struct CollectiveSpec {
   CollectiveOp op = CollectiveOp::all_reduce;

@@ -50,6 +50,12 @@ bool YamlMap::has(const std::string& key) const {
 }
 
 
+std::vector<std::string> YamlMap::keys() const {
+  std::vector<std::string> out;
+  for (const auto& entry : node_) out.push_back(entry.first.as<std::string>());
+  return out;
+}
+
 YAML::Node YamlMap::value(const std::string& key) const {
   read_->insert(key);
   YAML::Node v = node_[key];

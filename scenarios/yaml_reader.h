@@ -29,6 +29,8 @@ class YamlMap {
   Bandwidth bandwidth(const std::string& key) const;
   YamlMap map(const std::string& key) const;
   std::vector<YamlMap> list_of_maps(const std::string& key) const;
+  // The map's keys in file order (reading them is left to the caller).
+  std::vector<std::string> keys() const;
 
   // Throws for the first key of this map that no accessor asked for (a typo, an unsupported key).
   void reject_unknown_keys() const;

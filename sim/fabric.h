@@ -40,6 +40,9 @@ class Fabric {
   virtual std::string_view name() const = 0;
   virtual TransferId start(const Transfer& transfer, OnTransferDone on_done) = 0;
   virtual FabricStats stats() const = 0;
+  // Runs the simulation to its end. Fabrics with a clock of their own (SimGrid) interleave it with
+  // the engine's; the others just run the engine.
+  virtual void run(Engine& engine) { engine.run(); }
 };
 
 }  // namespace weft

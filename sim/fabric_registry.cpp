@@ -6,6 +6,9 @@
 #include "sim/analytic_fabric.h"
 #include "sim/core/errors.h"
 #include "sim/flow_fabric.h"
+#ifdef WEFT_HAVE_SIMGRID
+#include "sim/simgrid_fabric.h"
+#endif
 
 namespace weft {
 namespace {
@@ -18,12 +21,25 @@ std::unique_ptr<Fabric> make_flow(Engine& e, Router& r, Recorder& rec, const Fab
   return std::make_unique<FlowFabric>(e, r, rec, FlowFabricConfig{o.check_invariants});
 }
 
+#ifdef WEFT_HAVE_SIMGRID
+std::unique_ptr<Fabric> make_simgrid(Engine& e, Router& r, Recorder& rec, const FabricOptions&) {
+  return std::make_unique<SimGridFabric>(e, r, rec);
+}
+#endif
+
 constexpr FabricEntry kFabrics[] = {
     {"analytic", "alpha-beta per path (latency + bytes / bottleneck rate), no contention", make_analytic},
     {"flow",
      "max-min fair sharing of every directed link, recomputed per touched component; per-hop latency "
      "(Bertsekas & Gallager, Data Networks, 6.5.2)",
      make_flow},
+#ifdef WEFT_HAVE_SIMGRID
+    {"simgrid",
+     "SimGrid 3.32's CM02 max-min model (latency, then max-min share) on weft's exact paths: an independent "
+     "cross-check of flow; one simulation per process (Casanova & Marchal, A Network Model for Simulation of "
+     "Grid Application, LIP RR-2002-40)",
+     make_simgrid},
+#endif
 };
 
 }  // namespace
@@ -38,6 +54,12 @@ const FabricEntry& find_fabric(std::string_view name) {
     known += f.name;
   }
   throw ConfigError(fmt::format("fabric: unknown model '{}' (expected one of: {})", name, known));
+}
+
+std::string fabric_names() {
+  std::string names;
+  for (const FabricEntry& f : fabric_registry()) names += fmt::format("{}{}", names.empty() ? "" : " | ", f.name);
+  return names;
 }
 
 std::unique_ptr<Fabric> make_fabric(std::string_view name, Engine& engine, Router& router, Recorder& recorder,

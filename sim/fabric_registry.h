@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "sim/fabric.h"
@@ -21,6 +22,9 @@ struct FabricEntry {
 };
 
 std::span<const FabricEntry> fabric_registry();
+
+// "analytic | flow | ...", for --help.
+std::string fabric_names();
 
 // Throws ConfigError listing the known names when `name` is not one of them.
 const FabricEntry& find_fabric(std::string_view name);

@@ -13,7 +13,11 @@ void require_gpus(uint32_t gpus, uint32_t minimum, const char* builder) {
   }
 }
 
-NodeIndex add_gpu(Topology& t, uint32_t i) { return t.add_node({NodeKind::gpu, fmt::format("gpu{}", i)}); }
+NodeIndex add_gpu(Topology& t, uint32_t i, bool forwards = false) {
+  NodeProps gpu{NodeKind::gpu, fmt::format("gpu{}", i)};
+  gpu.forwards = forwards;
+  return t.add_node(std::move(gpu));
+}
 
 }  // namespace
 
@@ -29,7 +33,7 @@ Topology single_switch(uint32_t gpus, const LinkSpec& link) {
 Topology ring(uint32_t gpus, const LinkSpec& link) {
   require_gpus(gpus, 2, "ring");
   Topology t;
-  for (uint32_t i = 0; i < gpus; ++i) add_gpu(t, i);
+  for (uint32_t i = 0; i < gpus; ++i) add_gpu(t, i, /*forwards=*/true);  // a direct-connect ring relays
   uint32_t cables = gpus == 2 ? 1 : gpus;
   for (uint32_t i = 0; i < cables; ++i) t.add_duplex_link(t.gpus()[i], t.gpus()[(i + 1) % gpus], link);
   return t;

@@ -1,36 +1,223 @@
 #include "topologies/routing.h"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <functional>
 
 #include "sim/core/errors.h"
 #include "sim/core/rng.h"
 
 namespace weft {
+namespace {
 
-Router::Router(const Topology& topology, uint64_t seed, uint32_t max_paths)
+constexpr uint16_t kUnreachable = UINT16_MAX;
+constexpr uint32_t kNoSwitch = UINT32_MAX;
+
+uint64_t pair_key(NodeIndex src, NodeIndex dst) { return (static_cast<uint64_t>(src) << 32) | dst; }
+
+// The hash a switch (or a NIC choice) applies to a flow: seed, endpoints, entropy and a salt that
+// differs per decision, so that decisions along one path are independent.
+uint64_t flow_hash(uint64_t seed, NodeIndex src, NodeIndex dst, uint64_t entropy, uint64_t salt) {
+  uint64_t state = seed ^ (entropy * 0x9E3779B97F4A7C15ULL) ^ pair_key(src, dst) ^ (salt * 0xD1B54A32D192ED03ULL);
+  return splitmix64(state);
+}
+
+}  // namespace
+
+RoutingPolicy parse_routing_policy(std::string_view name) {
+  if (name == "ecmp") return RoutingPolicy::ecmp;
+  if (name == "spray") return RoutingPolicy::spray;
+  if (name == "adaptive") return RoutingPolicy::adaptive;
+  throw ConfigError(fmt::format("routing: unknown policy '{}' (expected ecmp, spray or adaptive)", name));
+}
+
+std::string_view to_string(RoutingPolicy policy) {
+  switch (policy) {
+    case RoutingPolicy::ecmp: return "ecmp";
+    case RoutingPolicy::spray: return "spray";
+    case RoutingPolicy::adaptive: return "adaptive";
+  }
+  return "?";
+}
+
+size_t Router::FlowKeyHash::operator()(const FlowKey& k) const {
+  uint64_t state = pair_key(k.src, k.dst) ^ (k.entropy * 0x9E3779B97F4A7C15ULL);
+  return splitmix64(state);
+}
+
+size_t Router::LinksHash::operator()(const std::vector<LinkId>& links) const {
+  uint64_t h = 0xCBF29CE484222325ULL;
+  for (LinkId l : links) h = (h ^ l) * 0x100000001B3ULL;
+  return h;
+}
+
+Router::Router(const Topology& topology, RouterOptions options)
     : topology_(topology),
-      seed_(seed),
-      max_paths_(max_paths),
+      options_(options),
+      switch_index_(topology.node_count(), kNoSwitch),
       distance_(topology.node_count()),
-      stamp_(topology.node_count(), 0) {}
+      stamp_(topology.node_count(), 0) {
+  for (NodeIndex n = 0; n < topology.node_count(); ++n) {
+    const NodeProps& p = topology.node(n);
+    if (p.kind == NodeKind::network_switch) switch_index_[n] = switch_count_++;
+    if (p.kind == NodeKind::cpu && p.host >= 0) {
+      if (cpus_by_host_.size() <= static_cast<size_t>(p.host)) cpus_by_host_.resize(p.host + 1);
+      cpus_by_host_[p.host].push_back(n);
+    }
+  }
+}
 
-const PathSet& Router::paths(NodeIndex src, NodeIndex dst) {
-  uint64_t key = (static_cast<uint64_t>(src) << 32) | dst;
-  auto it = cache_.find(key);
-  if (it == cache_.end()) it = cache_.emplace(key, compute(src, dst)).first;
+Router::~Router() = default;
+
+// ---------------------------------------------------------------------------------------------
+// Public queries
+
+const Path& Router::route(NodeIndex src, NodeIndex dst, uint64_t entropy) {
+  if (!crosses_network(src, dst)) {
+    const PathSet& set = local_paths(src, dst);
+    if (set.size() == 1) return set.front();
+    return set[flow_hash(options_.seed, src, dst, entropy, 0) % set.size()];
+  }
+  auto [it, inserted] = routes_.try_emplace(FlowKey{src, dst, entropy}, nullptr);
+  if (inserted) it->second = &intern(inter_host_links(src, dst, entropy));
+  return *it->second;
+}
+
+PathSet Router::paths(NodeIndex src, NodeIndex dst, uint32_t limit) {
+  if (!crosses_network(src, dst)) {
+    const PathSet& set = local_paths(src, dst);
+    return PathSet(set.begin(), set.begin() + std::min<size_t>(limit, set.size()));
+  }
+  // Sample the flow hash: distinct paths in the order entropies first reach them.
+  PathSet out;
+  std::vector<const Path*> seen;
+  for (uint64_t entropy = 0; entropy < 16ULL * limit && out.size() < limit; ++entropy) {
+    const Path& p = route(src, dst, entropy);
+    if (std::find(seen.begin(), seen.end(), &p) != seen.end()) continue;
+    seen.push_back(&p);
+    out.push_back(p);
+  }
+  return out;
+}
+
+uint64_t Router::path_count(NodeIndex src, NodeIndex dst) {
+  if (!crosses_network(src, dst)) return count_local(src, dst);
+  NodeIndex egress = egress_gpu(src, dst);
+  uint64_t to_egress = egress == src ? 1 : count_local(src, egress);
+  uint64_t total = 0;
+  for (NodeIndex nic_s : topology_.nics_of(egress)) {
+    for (NodeIndex nic_d : topology_.nics_of(dst)) {
+      if (topology_.node(nic_d).plane != topology_.node(nic_s).plane) continue;
+      total += to_egress * count_local(egress, nic_s) * count_network(leaf_of(nic_s), leaf_of(nic_d)) *
+               count_local(nic_d, dst);
+    }
+  }
+  return total;
+}
+
+void Router::next_hops(NodeIndex at, NodeIndex toward, std::vector<LinkId>& out) {
+  out.clear();
+  const std::vector<uint16_t>& dist = switch_distances(toward);
+  uint32_t here = switch_index_[at];
+  if (here == kNoSwitch || dist[here] == kUnreachable || at == toward) return;
+  const TopologyGraph& g = topology_.graph();
+  for (auto [e, end] = boost::out_edges(at, g); e != end; ++e) {
+    uint32_t next = switch_index_[boost::target(*e, g)];
+    if (next != kNoSwitch && dist[next] != kUnreachable && dist[next] + 1 == dist[here]) out.push_back(g[*e].id);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inside a host or an NVLink domain (and any topology without NIC affinity)
+
+bool Router::crosses_network(NodeIndex src, NodeIndex dst) const {
+  if (src >= topology_.node_count() || dst >= topology_.node_count()) {
+    throw ModelError(fmt::format("route: node {} or {} is not in the topology", src, dst));
+  }
+  const NodeProps& s = topology_.node(src);
+  const NodeProps& d = topology_.node(dst);
+  if (s.kind != NodeKind::gpu || d.kind != NodeKind::gpu || s.host < 0 || s.host == d.host) return false;
+  if (s.domain >= 0 && s.domain == d.domain) return false;  // one NVLink domain (e.g. NVL72 trays)
+  return !topology_.nics_of(src).empty() && !topology_.nics_of(dst).empty();
+}
+
+const PathSet& Router::local_paths(NodeIndex src, NodeIndex dst) {
+  auto it = local_cache_.find(pair_key(src, dst));
+  if (it == local_cache_.end()) it = local_cache_.emplace(pair_key(src, dst), compute_local(src, dst)).first;
   return it->second;
 }
 
-const Path& Router::route(NodeIndex src, NodeIndex dst, uint64_t entropy) {
-  const PathSet& set = paths(src, dst);
-  if (set.size() == 1) return set.front();
-  uint64_t state = seed_ ^ (entropy * 0x9E3779B97F4A7C15ULL) ^ ((static_cast<uint64_t>(src) << 32) | dst);
-  return set[splitmix64(state) % set.size()];
+PathSet Router::compute_local(NodeIndex src, NodeIndex dst) {
+  if (src == dst) return {Path{{}, Time(), Bandwidth::bps(UINT64_MAX)}};
+  const NodeProps& s = topology_.node(src);
+  const NodeProps& d = topology_.node(dst);
+  bool same_host = s.host >= 0 && s.host == d.host;
+  bool same_domain = s.domain >= 0 && s.domain == d.domain;
+  if (s.kind == NodeKind::gpu && d.kind == NodeKind::gpu && (same_host || same_domain)) {
+    // GPU peers talk over NVLink when it joins them (NCCL ranks NVLink above PCIe); without NVLink
+    // they use PCIe peer-to-peer, or, where P2P is off, stage through host memory.
+    PathSet over_nvlink = shortest(src, dst, LinkFilter::nvlink_only, options_.max_paths);
+    if (!over_nvlink.empty()) return over_nvlink;
+    if (same_host && (!s.p2p || !d.p2p)) return via_host_memory(src, dst);
+  }
+  PathSet set = shortest(src, dst, LinkFilter::any, options_.max_paths);
+  if (set.empty()) {
+    throw ModelError(fmt::format("route: no path from {} to {}", s.name, d.name));
+  }
+  return set;
 }
 
-// Backward BFS from dst over incoming links; stops once `stop_at` is reached, since every node
-// closer to dst than it is then final, and only those lie on shortest paths from it.
-void Router::distances_to(NodeIndex dst, NodeIndex stop_at) {
+// GPU -> nearest CPU of its host (the sender's socket memory) -> GPU, as NCCL's SHM transport.
+PathSet Router::via_host_memory(NodeIndex src, NodeIndex dst) {
+  const NodeProps& s = topology_.node(src);
+  if (static_cast<size_t>(s.host) >= cpus_by_host_.size() || cpus_by_host_[s.host].empty()) {
+    throw ModelError(fmt::format("route: {} has no PCIe P2P and its host has no CPU to stage through", s.name));
+  }
+  PathSet up;
+  for (NodeIndex cpu : cpus_by_host_[s.host]) {
+    PathSet candidate = shortest(src, cpu, LinkFilter::any, options_.max_paths);
+    if (!candidate.empty() && (up.empty() || candidate[0].links.size() < up[0].links.size())) up = std::move(candidate);
+  }
+  if (up.empty()) throw ModelError(fmt::format("route: {} reaches no CPU of its host", s.name));
+  NodeIndex cpu = topology_.link_target(up[0].links.back());
+  PathSet down = shortest(cpu, dst, LinkFilter::any, options_.max_paths);
+  if (down.empty()) throw ModelError(fmt::format("route: no path from host memory to {}", topology_.node(dst).name));
+  PathSet out;
+  for (const Path& a : up) {
+    for (const Path& b : down) {
+      if (out.size() >= options_.max_paths) return out;
+      std::vector<LinkId> links = a.links;
+      links.insert(links.end(), b.links.begin(), b.links.end());
+      out.push_back(make_path(std::move(links)));
+    }
+  }
+  return out;
+}
+
+// Who may carry traffic between src and dst: switches and host parts of the two hosts involved;
+// never a GPU (unless built as a relay), never a foreign server, and never the network for two
+// endpoints of one host.
+bool Router::may_relay(NodeIndex node, NodeIndex src, NodeIndex dst) const {
+  const NodeProps& n = topology_.node(node);
+  int32_t hs = topology_.node(src).host;
+  int32_t hd = topology_.node(dst).host;
+  bool same_host = hs >= 0 && hs == hd;
+  bool own_host = n.host == hs || n.host == hd;
+  switch (n.kind) {
+    case NodeKind::gpu: return n.forwards;
+    case NodeKind::network_switch: return !same_host;
+    case NodeKind::nic: return !same_host && n.host >= 0 && own_host;
+    default: return n.host < 0 || own_host;
+  }
+}
+
+bool Router::usable(LinkId link, LinkFilter filter) const {
+  return filter == LinkFilter::any || topology_.link(link).kind == LinkKind::nvlink;
+}
+
+// Backward BFS from dst over incoming links; stops once src is reached, since every node closer to
+// dst is then final, and only those lie on shortest paths from it.
+void Router::distances_to(NodeIndex src, NodeIndex dst, LinkFilter filter) {
   ++epoch_;
   queue_.clear();
   queue_.push_back(dst);
@@ -39,10 +226,11 @@ void Router::distances_to(NodeIndex dst, NodeIndex stop_at) {
   const TopologyGraph& g = topology_.graph();
   for (size_t head = 0; head < queue_.size(); ++head) {
     NodeIndex v = queue_[head];
-    if (v == stop_at) return;
+    if (v == src) return;
+    if (v != dst && !may_relay(v, src, dst)) continue;
     for (auto [e, end] = boost::in_edges(v, g); e != end; ++e) {
       auto u = static_cast<NodeIndex>(boost::source(*e, g));
-      if (stamp_[u] == epoch_) continue;
+      if (stamp_[u] == epoch_ || !usable(g[*e].id, filter)) continue;
       stamp_[u] = epoch_;
       distance_[u] = distance_[v] + 1;
       queue_.push_back(u);
@@ -50,8 +238,9 @@ void Router::distances_to(NodeIndex dst, NodeIndex stop_at) {
   }
 }
 
-void Router::enumerate(NodeIndex at, NodeIndex dst, std::vector<LinkId>& prefix, PathSet& out) {
-  if (out.size() >= max_paths_) return;
+void Router::enumerate(NodeIndex at, NodeIndex src, NodeIndex dst, LinkFilter filter, uint32_t limit,
+                       std::vector<LinkId>& prefix, PathSet& out) {
+  if (out.size() >= limit) return;
   if (at == dst) {
     out.push_back(make_path(prefix));
     return;
@@ -59,12 +248,164 @@ void Router::enumerate(NodeIndex at, NodeIndex dst, std::vector<LinkId>& prefix,
   const TopologyGraph& g = topology_.graph();
   for (auto [e, end] = boost::out_edges(at, g); e != end; ++e) {
     auto next = static_cast<NodeIndex>(boost::target(*e, g));
-    if (stamp_[next] != epoch_ || distance_[next] + 1 != distance_[at]) continue;
+    if (stamp_[next] != epoch_ || distance_[next] + 1 != distance_[at] || !usable(g[*e].id, filter)) continue;
+    if (next != dst && !may_relay(next, src, dst)) continue;
     prefix.push_back(g[*e].id);
-    enumerate(next, dst, prefix, out);
+    enumerate(next, src, dst, filter, limit, prefix, out);
     prefix.pop_back();
   }
 }
+
+PathSet Router::shortest(NodeIndex src, NodeIndex dst, LinkFilter filter, uint32_t limit) {
+  distances_to(src, dst, filter);
+  PathSet out;
+  if (stamp_[src] != epoch_) return out;
+  std::vector<LinkId> prefix;
+  enumerate(src, src, dst, filter, limit, prefix, out);
+  return out;
+}
+
+// Counts the paths of the shortest-path DAG that compute_local draws from, without the cap.
+uint64_t Router::count_local(NodeIndex src, NodeIndex dst) {
+  if (src == dst) return 1;
+  const PathSet& set = local_paths(src, dst);  // validates reachability and picks the regime
+  if (set.size() < options_.max_paths) return set.size();
+  distances_to(src, dst, LinkFilter::any);
+  if (stamp_[src] != epoch_ || set.front().links.size() != distance_[src]) return set.size();  // staged paths
+  // Number of shortest paths from each node to dst, memoised over the BFS DAG.
+  std::unordered_map<NodeIndex, uint64_t> memo;
+  const TopologyGraph& g = topology_.graph();
+  std::function<uint64_t(NodeIndex)> count = [&](NodeIndex at) -> uint64_t {
+    if (at == dst) return 1;
+    if (auto it = memo.find(at); it != memo.end()) return it->second;
+    uint64_t total = 0;
+    for (auto [e, end] = boost::out_edges(at, g); e != end; ++e) {
+      auto next = static_cast<NodeIndex>(boost::target(*e, g));
+      if (stamp_[next] != epoch_ || distance_[next] + 1 != distance_[at]) continue;
+      if (next != dst && !may_relay(next, src, dst)) continue;
+      total += count(next);
+    }
+    return memo[at] = total;
+  };
+  return count(src);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Between hosts: GPU -> NIC -> switch network -> NIC -> GPU
+
+// With PXN, the GPU of the source host on the destination's rail (same local index) sends.
+NodeIndex Router::egress_gpu(NodeIndex src, NodeIndex dst) const {
+  if (!options_.pxn) return src;
+  const NodeProps& s = topology_.node(src);
+  int16_t rail = topology_.node(dst).local_index;
+  if (s.local_index == rail || s.domain < 0) return src;
+  for (NodeIndex g : topology_.gpus()) {
+    const NodeProps& p = topology_.node(g);
+    if (p.host == s.host && p.local_index == rail && p.domain == s.domain && !topology_.nics_of(g).empty()) return g;
+  }
+  return src;
+}
+
+NodeIndex Router::matching_nic(NodeIndex dst, NodeIndex src_nic) const {
+  uint8_t plane = topology_.node(src_nic).plane;
+  for (NodeIndex nic : topology_.nics_of(dst)) {
+    if (topology_.node(nic).plane == plane) return nic;
+  }
+  throw ModelError(fmt::format("route: {} has no NIC on plane {} (the plane of {})", topology_.node(dst).name, plane,
+                               topology_.node(src_nic).name));
+}
+
+LinkId Router::uplink_of(NodeIndex nic) const {
+  const TopologyGraph& g = topology_.graph();
+  for (auto [e, end] = boost::out_edges(nic, g); e != end; ++e) {
+    if (switch_index_[boost::target(*e, g)] != kNoSwitch) return g[*e].id;
+  }
+  throw ModelError(fmt::format("route: NIC {} is not cabled to a network switch", topology_.node(nic).name));
+}
+
+NodeIndex Router::leaf_of(NodeIndex nic) const { return topology_.link_target(uplink_of(nic)); }
+
+LinkId Router::downlink_to(NodeIndex nic) const {
+  const TopologyGraph& g = topology_.graph();
+  for (auto [e, end] = boost::in_edges(nic, g); e != end; ++e) {
+    if (switch_index_[boost::source(*e, g)] != kNoSwitch) return g[*e].id;
+  }
+  throw ModelError(fmt::format("route: NIC {} is not cabled to a network switch", topology_.node(nic).name));
+}
+
+std::vector<LinkId> Router::inter_host_links(NodeIndex src, NodeIndex dst, uint64_t entropy) {
+  uint64_t h = flow_hash(options_.seed, src, dst, entropy, 1);
+  NodeIndex egress = egress_gpu(src, dst);
+  const std::vector<NodeIndex>& nics = topology_.nics_of(egress);
+  NodeIndex nic_s = nics[h % nics.size()];
+  NodeIndex nic_d = matching_nic(dst, nic_s);
+  std::vector<LinkId> links;
+  auto append = [&links](const Path& p) { links.insert(links.end(), p.links.begin(), p.links.end()); };
+  if (egress != src) append(route(src, egress, entropy));
+  append(route(egress, nic_s, entropy));
+  links.push_back(uplink_of(nic_s));
+  NodeIndex from = leaf_of(nic_s);
+  NodeIndex toward = leaf_of(nic_d);
+  if (from != toward) walk_network(from, toward, flow_hash(options_.seed, src, dst, entropy, 2), links);
+  links.push_back(downlink_to(nic_d));
+  append(route(nic_d, dst, entropy));
+  return links;
+}
+
+// Hop counts from every network switch to `toward`, over switch-to-switch links only.
+const std::vector<uint16_t>& Router::switch_distances(NodeIndex toward) {
+  auto it = distances_.find(toward);
+  if (it != distances_.end()) return it->second;
+  std::vector<uint16_t> dist(switch_count_, kUnreachable);
+  const TopologyGraph& g = topology_.graph();
+  std::vector<NodeIndex> queue{toward};
+  dist[switch_index_[toward]] = 0;
+  for (size_t head = 0; head < queue.size(); ++head) {
+    NodeIndex v = queue[head];
+    for (auto [e, end] = boost::in_edges(v, g); e != end; ++e) {
+      auto u = static_cast<NodeIndex>(boost::source(*e, g));
+      uint32_t ui = switch_index_[u];
+      if (ui == kNoSwitch || dist[ui] != kUnreachable) continue;
+      dist[ui] = static_cast<uint16_t>(dist[switch_index_[v]] + 1);
+      queue.push_back(u);
+    }
+  }
+  return distances_.emplace(toward, std::move(dist)).first->second;
+}
+
+// Each switch on the way picks one of its equal-cost next hops by hashing the flow with the hop.
+void Router::walk_network(NodeIndex from, NodeIndex toward, uint64_t hash, std::vector<LinkId>& out) {
+  std::vector<LinkId> choices;
+  NodeIndex at = from;
+  for (uint64_t hop = 0; at != toward; ++hop) {
+    next_hops(at, toward, choices);
+    if (choices.empty()) {
+      throw ModelError(fmt::format("route: no switch path from {} to {}", topology_.node(from).name,
+                                   topology_.node(toward).name));
+    }
+    uint64_t state = hash + hop;
+    LinkId link = choices[splitmix64(state) % choices.size()];
+    out.push_back(link);
+    at = topology_.link_target(link);
+  }
+}
+
+uint64_t Router::count_network(NodeIndex from, NodeIndex toward) {
+  if (from == toward) return 1;
+  std::unordered_map<NodeIndex, uint64_t> memo;
+  std::function<uint64_t(NodeIndex)> count = [&](NodeIndex at) -> uint64_t {
+    if (at == toward) return 1;
+    if (auto it = memo.find(at); it != memo.end()) return it->second;
+    std::vector<LinkId> hops;
+    next_hops(at, toward, hops);
+    uint64_t total = 0;
+    for (LinkId l : hops) total += count(topology_.link_target(l));
+    return memo[at] = total;
+  };
+  return count(from);
+}
+
+// ---------------------------------------------------------------------------------------------
 
 Path Router::make_path(std::vector<LinkId> links) const {
   Path p{std::move(links), Time(), Bandwidth::bps(UINT64_MAX)};
@@ -76,23 +417,11 @@ Path Router::make_path(std::vector<LinkId> links) const {
   return p;
 }
 
-PathSet Router::compute(NodeIndex src, NodeIndex dst) {
-  if (src >= topology_.node_count() || dst >= topology_.node_count()) {
-    throw ModelError(fmt::format("route: node {} or {} is not in the topology", src, dst));
-  }
-  PathSet out;
-  if (src == dst) {
-    out.push_back(Path{{}, Time(), Bandwidth::bps(UINT64_MAX)});
-    return out;
-  }
-  distances_to(dst, src);
-  if (stamp_[src] != epoch_) {
-    throw ModelError(fmt::format("route: no path from {} to {}", topology_.node(src).name,
-                                 topology_.node(dst).name));
-  }
-  std::vector<LinkId> prefix;
-  enumerate(src, dst, prefix, out);
-  return out;
+const Path& Router::intern(std::vector<LinkId> links) {
+  auto it = interned_.find(links);
+  if (it != interned_.end()) return *it->second;
+  auto path = std::make_unique<Path>(make_path(links));
+  return *interned_.emplace(std::move(links), std::move(path)).first->second;
 }
 
 }  // namespace weft

@@ -1,0 +1,288 @@
+#include "topologies/systems.h"
+
+#include <array>
+#include <charconv>
+#include <fmt/format.h>
+
+#include "sim/core/errors.h"
+#include "sim/core/names.h"
+
+namespace weft {
+namespace {
+
+// --- Presets. Wiring facts are from the vendors' system guides named beside each. -------------
+
+NodeSpec hgx(std::string gpu, int nvswitch_generation, int nvswitches, std::string nic) {
+  NodeSpec n;
+  n.layout = NodeLayout::nvswitch;
+  n.gpu = std::move(gpu);
+  n.gpus = 8;
+  n.nvswitch_generation = nvswitch_generation;
+  n.nvswitches = nvswitches;
+  n.gpus_per_pcie_switch = 2;  // two GPUs and their two NICs per PCIe switch
+  n.cpu_sockets = 2;
+  n.nic = std::move(nic);
+  n.nics = 8;  // one scale-out NIC per GPU (compute fabric)
+  return n;
+}
+
+NetworkSpec rail_network(NetworkTechnology technology, int radix) {
+  NetworkSpec net;
+  net.shape = NetworkShape::rail_optimized;
+  net.technology = technology;
+  net.radix = radix;
+  return net;
+}
+
+// DGX H100 user guide: 8 H100 SXM5, 4 third-generation NVSwitch chips (18 NVLink4 links per GPU),
+// 8 ConnectX-7 400 Gb/s compute NICs, 2 Intel Xeon 8480C sockets, PCIe gen 5. DGX SuperPOD H100
+// reference architecture: rail-optimised NDR InfiniBand on QM9700 (64 x 400G) switches.
+ClusterSpec dgx_h100() { return {hgx("h100-sxm", 3, 4, "cx7"), 1, rail_network(NetworkTechnology::infiniband, 64)}; }
+
+// HGX H200: the H100 baseboard with H200 GPUs (141 GB HBM3e); commonly deployed with Spectrum-X
+// RoCE at 400G per GPU (NVIDIA Spectrum-X reference architecture), 64-port 800G switches split 2x400G
+// modelled as radix 64.
+ClusterSpec hgx_h200() { return {hgx("h200", 3, 4, "cx7"), 1, rail_network(NetworkTechnology::roce, 64)}; }
+
+// DGX A100 user guide: 8 A100 SXM4 80 GB, 6 second-generation NVSwitch chips (12 NVLink3 links per
+// GPU, 2 per switch), 8 ConnectX-6 HDR 200 Gb/s compute NICs, 4 PCIe gen 4 switches each with 2 GPUs
+// and 2 NICs, 2 AMD EPYC 7742 sockets. SuperPOD A100 RA: rail-optimised HDR on QM8700 (40 x 200G).
+ClusterSpec dgx_a100() { return {hgx("a100-80gb", 2, 6, "cx6"), 1, rail_network(NetworkTechnology::infiniband, 40)}; }
+
+// DGX B200 user guide: 8 B200, 2 NVLink 5 switch chips (8 x 18 = 144 links = 2 x 72 ports),
+// 8 ConnectX-7 400 Gb/s compute NICs, 2 Intel Xeon 8570 sockets; NDR rail-optimised fabric.
+ClusterSpec dgx_b200() { return {hgx("b200", 4, 2, "cx7"), 1, rail_network(NetworkTechnology::infiniband, 64)}; }
+
+// GB200 NVL72 (NVIDIA product page / GB200 NVL72 reference): 18 compute trays of 2 Grace CPUs and
+// 4 B200-class GPUs, 9 NVLink switch trays of 2 chips (18 chips), every GPU with one NVLink5 link to
+// each chip; 4 ConnectX-7 400G NICs per tray (one per GPU) for scale-out.
+ClusterSpec gb200_nvl72() {
+  NodeSpec n;
+  n.layout = NodeLayout::nvl_rack;
+  n.gpu = "gb200";
+  n.gpus = 72;
+  n.gpus_per_host = 4;
+  n.nvswitch_generation = 4;
+  n.nvswitches = 18;
+  n.gpus_per_pcie_switch = 0;
+  n.cpu_sockets = 2;
+  n.nic = "cx7";
+  n.nics = 4;
+  return {n, 1, rail_network(NetworkTechnology::infiniband, 64)};
+}
+
+// DGX-1 with V100 system architecture white paper: 8 V100 SXM2 in an NVLink hybrid cube mesh, 4 PCIe
+// gen 3 switches (2 GPUs each), 4 x 100 Gb/s EDR InfiniBand NICs (ConnectX-4 in the original; the
+// catalogue's nearest is ConnectX-6, run at 100 Gb/s here), 2 Xeon sockets.
+ClusterSpec dgx1_v100() {
+  NodeSpec n;
+  n.layout = NodeLayout::cube_mesh;
+  n.gpu = "v100";
+  n.gpus = 8;
+  n.gpus_per_pcie_switch = 2;
+  n.cpu_sockets = 2;
+  n.nic = "cx6";
+  n.nics = 4;
+  NetworkSpec net = rail_network(NetworkTechnology::infiniband, 36);  // EDR Switch-IB 2: 36 ports
+  net.port_gbps = 100;
+  return {n, 1, net};
+}
+
+// A consumer box: 8 RTX 4090 in x8 slots of a two-socket board (PCIe 4.0 x8 each, no PCIe switch),
+// peer-to-peer disabled by the GeForce driver, one 25 GbE NIC, nodes joined by one Ethernet switch.
+ClusterSpec pcie_4090() {
+  NodeSpec n;
+  n.layout = NodeLayout::pcie;
+  n.gpu = "rtx-4090";
+  n.gpus = 8;
+  n.pcie_generation = 4;
+  n.pcie_lanes = 8;
+  n.gpus_per_pcie_switch = 0;
+  n.cpu_sockets = 2;
+  n.p2p = false;
+  n.nic = "eth-25g";
+  n.nics = 1;
+  NetworkSpec net;
+  net.shape = NetworkShape::single_switch;
+  net.technology = NetworkTechnology::ethernet;
+  return {n, 1, net};
+}
+
+// 8 RTX 3090 on PCIe 4.0 x16 behind two PCIe switches, NVLink bridges on pairs (0-1, 2-3, ...),
+// PCIe P2P off (GeForce); one 100 GbE RoCE NIC.
+ClusterSpec pcie_3090_nvlink() {
+  NodeSpec n;
+  n.layout = NodeLayout::pcie;
+  n.gpu = "rtx-3090";
+  n.gpus = 8;
+  n.pcie_generation = 4;
+  n.pcie_lanes = 16;
+  n.gpus_per_pcie_switch = 4;
+  n.cpu_sockets = 2;
+  n.nvlink_bridges = true;
+  n.p2p = false;
+  n.nic = "eth-100g";
+  n.nics = 1;
+  NetworkSpec net;
+  net.shape = NetworkShape::single_switch;
+  net.technology = NetworkTechnology::roce;
+  return {n, 1, net};
+}
+
+// AWS p4de.24xlarge (AWS instance page): 8 A100 80 GB on NVSwitch, 400 Gb/s of EFA as 4 x 100G.
+ClusterSpec aws_p4de() {
+  NodeSpec n = hgx("a100-80gb", 2, 6, "efa");
+  n.nics = 4;
+  NetworkSpec net;
+  net.shape = NetworkShape::fat_tree;
+  net.technology = NetworkTechnology::roce;  // EFA's SRD is RDMA over Ethernet: the RoCE overheads are close
+  return {n, 1, net};
+}
+
+// AWS p5.48xlarge (AWS instance page): 8 H100 on NVSwitch, 3,200 Gb/s of EFA (32 x 100G), modelled
+// as one 400G EFA port per GPU.
+ClusterSpec aws_p5() {
+  NodeSpec n = hgx("h100-sxm", 3, 4, "efa");
+  NetworkSpec net;
+  net.shape = NetworkShape::fat_tree;
+  net.technology = NetworkTechnology::roce;
+  net.port_gbps = 400;
+  return {n, 1, net};
+}
+
+constexpr std::array kPresets = {
+    SystemPreset{"dgx-h100", "DGX H100: 8x H100 SXM, 4 NVSwitch gen3 (NVLS), 8x 400G NDR IB, rail-optimised", dgx_h100},
+    SystemPreset{"hgx-h200", "HGX H200: 8x H200, 4 NVSwitch gen3 (NVLS), 8x 400G RoCE, rail-optimised", hgx_h200},
+    SystemPreset{"dgx-a100", "DGX A100: 8x A100 80GB, 6 NVSwitch gen2, 8x 200G HDR IB, rail-optimised", dgx_a100},
+    SystemPreset{"dgx-b200", "DGX B200: 8x B200, 2 NVLink5 switch chips, 8x 400G NDR IB, rail-optimised", dgx_b200},
+    SystemPreset{"gb200-nvl72", "GB200 NVL72 rack: 72 GPUs in one NVLink5 domain, 4x 400G IB per tray", gb200_nvl72},
+    SystemPreset{"dgx1-v100", "DGX-1 V100: 8x V100 in an NVLink2 hybrid cube mesh, 4x 100G EDR IB", dgx1_v100},
+    SystemPreset{"pcie-4090x8", "8x RTX 4090 on PCIe 4.0 x8, no P2P, 25 GbE TCP", pcie_4090},
+    SystemPreset{"pcie-3090x8-nvlink", "8x RTX 3090 on PCIe 4.0 x16 with NVLink bridge pairs, 100G RoCE", pcie_3090_nvlink},
+    SystemPreset{"aws-p4de", "AWS p4de.24xlarge: 8x A100 80GB on NVSwitch, 4x 100G EFA", aws_p4de},
+    SystemPreset{"aws-p5", "AWS p5.48xlarge: 8x H100 on NVSwitch, 3200G EFA as 8x 400G", aws_p5},
+};
+
+// --- Field overrides ----------------------------------------------------------------------------
+
+int to_int(std::string_view key, std::string_view text) {
+  int v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    throw ConfigError(fmt::format("{}: '{}' is not a whole number", key, text));
+  }
+  return v;
+}
+
+double to_double(std::string_view key, std::string_view text) {
+  double v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    throw ConfigError(fmt::format("{}: '{}' is not a number", key, text));
+  }
+  return v;
+}
+
+bool to_bool(std::string_view key, std::string_view text) {
+  if (text == "true" || text == "on" || text == "yes" || text == "1") return true;
+  if (text == "false" || text == "off" || text == "no" || text == "0") return false;
+  throw ConfigError(fmt::format("{}: '{}' is not true or false", key, text));
+}
+
+NodeLayout to_layout(std::string_view key, std::string_view text) {
+  if (text == "nvswitch") return NodeLayout::nvswitch;
+  if (text == "cube-mesh") return NodeLayout::cube_mesh;
+  if (text == "nvl-rack") return NodeLayout::nvl_rack;
+  if (text == "pcie") return NodeLayout::pcie;
+  throw ConfigError(fmt::format("{}: '{}' is not a layout (expected nvswitch, cube-mesh, nvl-rack or pcie)", key, text));
+}
+
+struct Field {
+  std::string_view key;
+  void (*set)(ClusterSpec&, std::string_view key, std::string_view value);
+};
+
+#define WEFT_INT(path) [](ClusterSpec& s, std::string_view k, std::string_view v) { s.path = to_int(k, v); }
+#define WEFT_DOUBLE(path) [](ClusterSpec& s, std::string_view k, std::string_view v) { s.path = to_double(k, v); }
+#define WEFT_BOOL(path) [](ClusterSpec& s, std::string_view k, std::string_view v) { s.path = to_bool(k, v); }
+#define WEFT_STRING(path) [](ClusterSpec& s, std::string_view, std::string_view v) { s.path = std::string(v); }
+
+constexpr std::array kFields = {
+    Field{"nodes", WEFT_INT(nodes)},
+    Field{"node.layout", [](ClusterSpec& s, std::string_view k, std::string_view v) { s.node.layout = to_layout(k, v); }},
+    Field{"node.gpu", WEFT_STRING(node.gpu)},
+    Field{"node.gpus", WEFT_INT(node.gpus)},
+    Field{"node.gpus_per_host", WEFT_INT(node.gpus_per_host)},
+    Field{"node.nvlink_generation", WEFT_INT(node.nvlink_generation)},
+    Field{"node.nvlink_links", WEFT_INT(node.nvlink_links)},
+    Field{"node.nvswitch_generation", WEFT_INT(node.nvswitch_generation)},
+    Field{"node.nvswitches", WEFT_INT(node.nvswitches)},
+    Field{"node.nvlink_bridges", WEFT_BOOL(node.nvlink_bridges)},
+    Field{"node.pcie_generation", WEFT_INT(node.pcie_generation)},
+    Field{"node.pcie_lanes", WEFT_INT(node.pcie_lanes)},
+    Field{"node.max_payload", [](ClusterSpec& s, std::string_view k, std::string_view v) {
+            s.node.max_payload = static_cast<uint32_t>(to_int(k, v));
+          }},
+    Field{"node.gpus_per_pcie_switch", WEFT_INT(node.gpus_per_pcie_switch)},
+    Field{"node.cpu_sockets", WEFT_INT(node.cpu_sockets)},
+    Field{"node.p2p", WEFT_BOOL(node.p2p)},
+    Field{"node.nic", WEFT_STRING(node.nic)},
+    Field{"node.nics", WEFT_INT(node.nics)},
+    Field{"node.nic_ports", WEFT_INT(node.nic_ports)},
+    Field{"network.shape", [](ClusterSpec& s, std::string_view, std::string_view v) {
+            s.network.shape = parse_network_shape(v);
+          }},
+    Field{"network.technology", [](ClusterSpec& s, std::string_view, std::string_view v) {
+            s.network.technology = parse_network_technology(v);
+          }},
+    Field{"network.port_gbps", WEFT_INT(network.port_gbps)},
+    Field{"network.radix", WEFT_INT(network.radix)},
+    Field{"network.oversubscription", WEFT_DOUBLE(network.oversubscription)},
+    Field{"network.tiers", WEFT_INT(network.tiers)},
+    Field{"network.mtu", [](ClusterSpec& s, std::string_view k, std::string_view v) {
+            s.network.mtu = static_cast<uint32_t>(to_int(k, v));
+          }},
+    Field{"network.nic_cable_metres", WEFT_DOUBLE(network.nic_cable_metres)},
+    Field{"network.switch_cable_metres", WEFT_DOUBLE(network.switch_cable_metres)},
+};
+
+#undef WEFT_INT
+#undef WEFT_DOUBLE
+#undef WEFT_BOOL
+#undef WEFT_STRING
+
+constexpr auto kFieldKeys = [] {
+  std::array<std::string_view, kFields.size()> keys{};
+  for (size_t i = 0; i < kFields.size(); ++i) keys[i] = kFields[i].key;
+  return keys;
+}();
+
+constexpr auto kPresetNames = [] {
+  std::array<std::string_view, kPresets.size()> names{};
+  for (size_t i = 0; i < kPresets.size(); ++i) names[i] = kPresets[i].name;
+  return names;
+}();
+
+}  // namespace
+
+std::span<const SystemPreset> system_presets() { return kPresets; }
+
+ClusterSpec system_spec(std::string_view name) {
+  for (const SystemPreset& p : kPresets) {
+    if (p.name == name) return p.spec();
+  }
+  throw ConfigError(fmt::format("system: unknown '{}' (known: {}){}", name, join_names(kPresetNames),
+                                did_you_mean(name, kPresetNames)));
+}
+
+std::span<const std::string_view> override_keys() { return kFieldKeys; }
+
+void set_field(ClusterSpec& spec, std::string_view key, std::string_view value) {
+  for (const Field& f : kFields) {
+    if (f.key == key) return f.set(spec, key, value);
+  }
+  throw ConfigError(fmt::format("system: no field '{}' (fields: {}){}", key, join_names(kFieldKeys),
+                                did_you_mean(key, kFieldKeys)));
+}
+
+}  // namespace weft

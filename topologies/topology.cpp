@@ -53,10 +53,10 @@ NodeIndex Topology::add_node(NodeProps props) {
   return v;
 }
 
-void Topology::add_duplex_link(NodeIndex a, NodeIndex b, const LinkSpec& spec) {
+void Topology::add_duplex_link(NodeIndex a, NodeIndex b, const LinkSpec& a_to_b, const LinkSpec& b_to_a) {
   WEFT_ASSERT(a < node_count() && b < node_count() && a != b);
-  for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
-    LinkProps props{spec, static_cast<LinkId>(links_.size())};
+  for (auto [from, to, spec] : {std::tuple{a, b, &a_to_b}, std::tuple{b, a, &b_to_a}}) {
+    LinkProps props{*spec, static_cast<LinkId>(links_.size())};
     auto [edge, added] = boost::add_edge(from, to, props, graph_);
     WEFT_ASSERT(added);
     links_.push_back(edge);

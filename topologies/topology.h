@@ -65,7 +65,9 @@ class Topology {
 
   NodeIndex add_node(NodeProps props);
   // Lays a full-duplex cable: one directed link a->b and one b->a, both per `spec`.
-  void add_duplex_link(NodeIndex a, NodeIndex b, const LinkSpec& spec);
+  void add_duplex_link(NodeIndex a, NodeIndex b, const LinkSpec& spec) { add_duplex_link(a, b, spec, spec); }
+  // A cable whose two directions differ (e.g. each direction's latency includes the port it enters).
+  void add_duplex_link(NodeIndex a, NodeIndex b, const LinkSpec& a_to_b, const LinkSpec& b_to_a);
 
   const TopologyGraph& graph() const { return graph_; }
   size_t node_count() const { return boost::num_vertices(graph_); }

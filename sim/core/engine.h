@@ -33,6 +33,9 @@ class Engine {
 
   // Runs events with time <= until; returns how many ran. With a finite `until`, now() ends at `until`.
   uint64_t run(Time until = Time::max());
+  // Time of the earliest pending entry (possibly a cancelled one), Time::max() when none: lets an
+  // outside clock (the SimGrid fabric) interleave with this engine.
+  Time next_time() const { return heap_.empty() ? Time::max() : Time::ps(heap_.front().time); }
 
  private:
   struct Slot {

@@ -1,0 +1,29 @@
+#include "cli/system_options.h"
+
+#include <fmt/format.h>
+
+#include "sim/core/errors.h"
+#include "topologies/systems.h"
+
+namespace weft::cli {
+
+void add_system_options(CLI::App* cmd, SystemArgs& args) {
+  cmd->add_option("--system", args.system, "A catalogue system (see `weft systems`): dgx-h100, pcie-4090x8, ...");
+  cmd->add_option("--nodes", args.nodes, "Nodes of that system (default 1)")->check(CLI::Range(1, 65536));
+  cmd->add_option("--set", args.sets, "Change one field of the system: KEY=VALUE, e.g. node.pcie_lanes=8 (repeatable)");
+}
+
+ClusterSpec resolve_system(const SystemArgs& args) {
+  ClusterSpec spec = system_spec(args.system);
+  if (args.nodes > 0) spec.nodes = args.nodes;
+  for (const std::string& set : args.sets) {
+    auto eq = set.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw ConfigError(fmt::format("--set: '{}' is not KEY=VALUE (e.g. --set node.pcie_lanes=8)", set));
+    }
+    set_field(spec, std::string_view(set).substr(0, eq), std::string_view(set).substr(eq + 1));
+  }
+  return spec;
+}
+
+}  // namespace weft::cli
