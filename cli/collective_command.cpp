@@ -46,12 +46,13 @@ void run(const CollectiveArgs& a) {
   OutputFormat format = parse_output_format(a.format);
   find_fabric(a.fabric);
   bool catalogue = !a.system.system.empty();
-  Topology topology = catalogue ? build_cluster(resolve_system(a.system)) : build_topology(a.topology, a.ranks, link);
+  ClusterSpec cluster = catalogue ? resolve_system(a.system) : ClusterSpec{};
+  Topology topology = catalogue ? build_cluster(cluster) : build_topology(a.topology, a.ranks, link);
   std::vector<SweepRow> rows = sweep_collective(spec, topology);
   auto ranks = static_cast<uint32_t>(topology.gpus().size());
-  std::string where = catalogue ? topology.name : a.topology;
-  std::string rate = catalogue ? "catalogue" : a.link_rate;
-  std::string latency = catalogue ? "catalogue" : a.latency;
+  std::string where = catalogue ? fmt::format("{} x{} nodes", a.system.system, cluster.nodes) : a.topology;
+  std::string rate = catalogue ? "" : a.link_rate;
+  std::string latency = catalogue ? "" : a.latency;
   SweepHeader header{std::string(to_string(spec.op)), where, ranks, a.fabric, rate, latency, a.channels};
   fmt::print("{}", format_sweep(header, rows, format));
 }

@@ -52,8 +52,13 @@ std::string format_sweep(const SweepHeader& h, const std::vector<SweepRow>& rows
     for (const SweepRow& r : rows) out += csv_row(r);
     return out;
   }
-  out += fmt::format("# weft collective: {} on {} x{} ({} fabric, {} links, {} per hop, {} channel(s))\n", h.op,
-                     h.topology, h.ranks, h.fabric, h.link_rate, h.latency, h.channels);
+  if (h.link_rate.empty()) {  // a catalogue system: its links are in `weft topo`
+    out += fmt::format("# weft collective: {} on {}, {} ranks ({} fabric, {} channel(s))\n", h.op, h.topology, h.ranks,
+                       h.fabric, h.channels);
+  } else {
+    out += fmt::format("# weft collective: {} on {} x{} ({} fabric, {} links, {} per hop, {} channel(s))\n", h.op,
+                       h.topology, h.ranks, h.fabric, h.link_rate, h.latency, h.channels);
+  }
   out += fmt::format(kTableHead, "size(B)", "count", "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
   for (const SweepRow& r : rows) out += table_row(r);
   return out;

@@ -21,7 +21,7 @@ struct SweepHeader {
   std::string topology;
   uint32_t ranks;
   std::string fabric;
-  std::string link_rate;
+  std::string link_rate;  // empty for a catalogue system (its links vary by kind)
   std::string latency;
   uint32_t channels;
 };

@@ -38,6 +38,20 @@ expect_ok ring-analytic '"fabric": "analytic"' "$weft" collective --topology rin
 expect_ok run-default 'total simulated time' "$weft" run
 expect_ok run-file 'all_reduce' "$weft" run "$source_dir/scenarios/default.yaml" --fabric analytic
 
+# The system catalogue and topologies.
+expect_ok systems 'dgx-h100 .*NVSwitch' "$weft" systems
+expect_ok topo-summary 'bisection bandwidth' "$weft" topo dgx-h100 --nodes 2
+expect_ok topo-dot '^graph ' "$weft" topo pcie-3090x8-nvlink --dot
+expect_ok topo-json '"path_diversity"' "$weft" topo dgx-a100 --nodes 2 --json
+expect_ok topo-scenario 'h100' "$weft" topo "$source_dir/scenarios/dgx-h100-2nodes.yaml"
+expect_ok collective-system 'dgx-h100 x2 nodes, 16 ranks' "$weft" collective --system dgx-h100 --nodes 2 -b 1M -e 4M
+expect_ok collective-set 'pcie-4090x8 x1 nodes, 4 ranks' "$weft" collective --system pcie-4090x8 --set node.gpus=4 -e 1M
+expect_ok run-system 'all_gather' "$weft" run "$source_dir/scenarios/dgx-h100-2nodes.yaml"
+expect_error unknown-system "did you mean 'dgx-h100'" "$weft" topo dgx-h10
+expect_error bad-set 'pcie_lanes = 0; expected 1, 2, 4, 8 or 16' "$weft" topo pcie-4090x8 --set node.pcie_lanes=0
+expect_error bad-set-key "did you mean 'node.nics'" "$weft" collective --system dgx-h100 --set node.nic=cx7 --set node.nicks=4
+expect_error bad-set-form 'KEY=VALUE' "$weft" collective --system dgx-h100 --set nodes
+
 # Determinism: two runs, byte-identical JSON.
 "$weft" collective --ranks 16 -b 1K -e 16M --channels 2 --seed 5 --format json >"$work/a.json"
 "$weft" collective --ranks 16 -b 1K -e 16M --channels 2 --seed 5 --format json >"$work/b.json"
@@ -62,6 +76,10 @@ expect_error bad-unit "bad_unit.yaml:8:13: .*size" "$weft" run "$work/bad_unit.y
 printf 'system: [unclosed\n' >"$work/bad_syntax.yaml"
 expect_error bad-syntax 'bad_syntax.yaml:[0-9]+:[0-9]+: not valid YAML' "$weft" run "$work/bad_syntax.yaml"
 expect_error missing-file 'cannot open' "$weft" run "$work/none.yaml"
+printf 'system:\n  name: dgx-h100\n  node:\n    pcie_lanes: 3\nworkload:\n  collectives:\n    - {op: all_reduce, size: 1M}\n' >"$work/bad_node.yaml"
+expect_error bad-node-field 'bad_node.yaml:[0-9]+:[0-9]+: .*pcie_lanes = 3' "$weft" run "$work/bad_node.yaml"
+printf 'system:\n  name: dgx-h100\n  network:\n    radixx: 8\nworkload:\n  collectives:\n    - {op: all_reduce, size: 1M}\n' >"$work/bad_key.yaml"
+expect_error bad-network-key "bad_key.yaml:4:[0-9]+: .*did you mean 'network.radix'" "$weft" run "$work/bad_key.yaml"
 
 if [[ $failures -gt 0 ]]; then
   echo "$failures e2e check(s) failed"

@@ -27,6 +27,8 @@ Topology single_switch(uint32_t gpus, const LinkSpec& link) {
   for (uint32_t i = 0; i < gpus; ++i) add_gpu(t, i);
   NodeIndex sw = t.add_node({NodeKind::network_switch, "switch0"});
   for (uint32_t i = 0; i < gpus; ++i) t.add_duplex_link(t.gpus()[i], sw, link);
+  t.name = fmt::format("single-switch x{}", gpus);
+  t.description = fmt::format("{} GPUs, one link each to one non-blocking switch", gpus);
   return t;
 }
 
@@ -36,6 +38,8 @@ Topology ring(uint32_t gpus, const LinkSpec& link) {
   for (uint32_t i = 0; i < gpus; ++i) add_gpu(t, i, /*forwards=*/true);  // a direct-connect ring relays
   uint32_t cables = gpus == 2 ? 1 : gpus;
   for (uint32_t i = 0; i < cables; ++i) t.add_duplex_link(t.gpus()[i], t.gpus()[(i + 1) % gpus], link);
+  t.name = fmt::format("ring x{}", gpus);
+  t.description = fmt::format("{} GPUs cabled in a ring, each relaying its neighbours' traffic", gpus);
   return t;
 }
 

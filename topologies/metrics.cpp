@@ -48,6 +48,10 @@ Bandwidth out_goodput(const Topology& t, NodeIndex node, LinkKind kind) {
 
 // The GPU's share of each NIC port it sends through: a port shared by k GPUs gives each 1/k.
 Bandwidth scale_out(const Topology& t, NodeIndex gpu) {
+  if (t.nics_of(gpu).empty()) {  // a GPU cabled straight to the network (simple topologies)
+    return Bandwidth::bps(out_goodput(t, gpu, LinkKind::generic).bps() + out_goodput(t, gpu, LinkKind::ethernet).bps() +
+                          out_goodput(t, gpu, LinkKind::infiniband).bps());
+  }
   uint64_t sum = 0;
   for (NodeIndex nic : t.nics_of(gpu)) {
     uint64_t sharing = 0;
