@@ -253,3 +253,26 @@ TEST_CASE("network link specs follow the catalogue: rates, headers, switch laten
   }
   CHECK(checked > 0);
 }
+
+TEST_CASE("next_hops: the equal-cost choices a packet-level switch sprays or adapts over", "[clusters]") {
+  // 2 DGX H100: 8 rail leaves of 32 uplinks; 8 x 32 / 64 ports = 4 spines, 8 parallel cables each.
+  ClusterSpec spec = system_spec("dgx-h100");
+  spec.nodes = 2;
+  Topology t = build_cluster(spec);
+  Router r(t, RouterOptions{.seed = 1, .policy = parse_routing_policy("spray")});
+  NodeIndex leaf0 = 0, leaf5 = 0, spine = 0;
+  for (NodeIndex n = 0; n < t.node_count(); ++n) {
+    if (t.node(n).name == "leaf0") leaf0 = n;
+    if (t.node(n).name == "leaf5") leaf5 = n;
+    if (t.node(n).name == "spine2") spine = n;
+  }
+  std::vector<LinkId> hops;
+  r.next_hops(leaf0, leaf5, hops);
+  CHECK(hops.size() == 32);  // every uplink leads to a spine one hop from leaf5
+  r.next_hops(spine, leaf5, hops);
+  CHECK(hops.size() == 8);   // the spine's 8 parallel cables down to leaf5
+  r.next_hops(leaf5, leaf5, hops);
+  CHECK(hops.empty());
+  CHECK(to_string(r.options().policy) == "spray");
+  CHECK_THROWS_WITH(parse_routing_policy("random"), Catch::Contains("ecmp, spray or adaptive"));
+}

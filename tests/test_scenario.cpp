@@ -95,3 +95,43 @@ TEST_CASE("bad scenarios name file, line, column, key and what was expected", "[
   CHECK_THAT(error_of("- just\n- a list\n"), Catch::Contains("mapping"));
   CHECK_THROWS_WITH(load_scenario_file("/nonexistent/weft.yaml"), Catch::Contains("cannot open"));
 }
+
+TEST_CASE("a catalogue system in a scenario, with fields overridden", "[scenario]") {
+  const std::string text =
+      "system:\n"
+      "  name: dgx-h100\n"
+      "  nodes: 3\n"
+      "  node:\n"
+      "    nics: 4\n"
+      "  network:\n"
+      "    technology: roce\n"
+      "workload:\n"
+      "  collectives:\n"
+      "    - {op: all_reduce, size: 1MiB, root: 23}\n";
+  Scenario s = load_scenario_text(text, "catalogue.yaml");
+  CHECK(s.system.preset == "dgx-h100");
+  CHECK(s.system.ranks == 24);  // 3 nodes x 8 GPUs: root 23 is a valid rank
+  CHECK(s.system.cluster.node.nics == 4);
+  CHECK(s.system.cluster.network.technology == NetworkTechnology::roce);
+  Topology t = build_system(s.system);
+  CHECK(t.gpus().size() == 24);
+  size_t nics = 0;
+  for (NodeIndex n = 0; n < t.node_count(); ++n) nics += t.node(n).kind == NodeKind::nic;
+  CHECK(nics == 12);
+  CHECK(run_scenario(s).total > Time());
+  auto error_of = [&](const std::string& from, const std::string& to) {
+    std::string bad = text;
+    bad.replace(bad.find(from), from.size(), to);
+    try {
+      load_scenario_text(bad, "catalogue.yaml");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(error_of("dgx-h100", "dgx-h1000"), Catch::StartsWith("catalogue.yaml:2:9:") && Catch::Contains("dgx-h100"));
+  CHECK_THAT(error_of("nics: 4", "nics: many"), Catch::StartsWith("catalogue.yaml:5:11:") && Catch::Contains("whole number"));
+  CHECK_THAT(error_of("technology: roce", "technology: carrier-pigeon"), Catch::StartsWith("catalogue.yaml:7:17:"));
+  CHECK_THAT(error_of("nodes: 3", "nodes: 0"), Catch::Contains("nodes"));
+  CHECK_THAT(error_of("nodes: 3", "nodez: 3"), Catch::Contains("unknown key 'nodez'"));
+}

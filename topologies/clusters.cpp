@@ -295,8 +295,8 @@ Topology build_cluster(const ClusterSpec& spec) {
       PlaneBuilder(t, spec, plane, planes).build(ends.ports[plane], leaf_of, tiers_for(spec.network, leaves));
     }
   }
-  t.name = fmt::format("{} x{}", spec.node.gpu, spec.nodes);
-  t.description = fmt::format("{} nodes of {} {} GPUs, {} {} network", spec.nodes, spec.node.gpus, spec.node.gpu,
+  t.name = fmt::format("{} x{}", spec.name.empty() ? spec.node.gpu : spec.name, spec.nodes);
+  t.description = fmt::format("{} node(s) of {} {} GPUs, {} {} network", spec.nodes, spec.node.gpus, spec.node.gpu,
                               to_string(spec.network.shape), to_string(spec.network.technology));
   t.require_connected();
   return t;

@@ -36,6 +36,7 @@ struct NetworkSpec {
 };
 
 struct ClusterSpec {
+  std::string name;  // the catalogue preset it came from, if any (names the Topology)
   NodeSpec node;
   int nodes = 1;
   NetworkSpec network;

@@ -25,6 +25,7 @@ std::string_view to_string(LinkKind kind) {
     case LinkKind::pcie: return "pcie";
     case LinkKind::infiniband: return "infiniband";
     case LinkKind::ethernet: return "ethernet";
+    case LinkKind::inter_socket: return "inter-socket";
   }
   return "?";
 }

@@ -229,7 +229,7 @@ LinkSpec uplink(const NodeSpec& s) {
 }
 
 LinkSpec socket_link() {
-  return {LinkKind::generic, catalogue::cpu_interconnect_rate(), catalogue::latencies().cpu_interconnect};
+  return {LinkKind::inter_socket, catalogue::cpu_interconnect_rate(), catalogue::latencies().cpu_interconnect};
 }
 
 PcieTree add_pcie_tree(Topology& t, const NodeSpec& s, std::span<const NodeIndex> gpus, const Host& h) {

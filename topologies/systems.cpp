@@ -12,14 +12,14 @@ namespace {
 
 // --- Presets. Wiring facts are from the vendors' system guides named beside each. -------------
 
-NodeSpec hgx(std::string gpu, int nvswitch_generation, int nvswitches, std::string nic) {
+NodeSpec hgx(std::string gpu, int nvswitch_generation, int nvswitches, std::string nic, int gpus_per_pcie_switch) {
   NodeSpec n;
   n.layout = NodeLayout::nvswitch;
   n.gpu = std::move(gpu);
   n.gpus = 8;
   n.nvswitch_generation = nvswitch_generation;
   n.nvswitches = nvswitches;
-  n.gpus_per_pcie_switch = 2;  // two GPUs and their two NICs per PCIe switch
+  n.gpus_per_pcie_switch = gpus_per_pcie_switch;  // each with its GPUs' NICs beside them
   n.cpu_sockets = 2;
   n.nic = std::move(nic);
   n.nics = 8;  // one scale-out NIC per GPU (compute fabric)
@@ -36,22 +36,31 @@ NetworkSpec rail_network(NetworkTechnology technology, int radix) {
 
 // DGX H100 user guide: 8 H100 SXM5, 4 third-generation NVSwitch chips (18 NVLink4 links per GPU),
 // 8 ConnectX-7 400 Gb/s compute NICs, 2 Intel Xeon 8480C sockets, PCIe gen 5. DGX SuperPOD H100
-// reference architecture: rail-optimised NDR InfiniBand on QM9700 (64 x 400G) switches.
-ClusterSpec dgx_h100() { return {hgx("h100-sxm", 3, 4, "cx7"), 1, rail_network(NetworkTechnology::infiniband, 64)}; }
+// reference architecture: rail-optimised NDR InfiniBand on QM9700 (64 x 400G) switches. Each GPU
+// shares a PCIe switch with its own ConnectX-7 only (PIX in `nvidia-smi topo -m`; user guide table 6).
+ClusterSpec dgx_h100() {
+  return {"dgx-h100", hgx("h100-sxm", 3, 4, "cx7", 1), 1, rail_network(NetworkTechnology::infiniband, 64)};
+}
 
 // HGX H200: the H100 baseboard with H200 GPUs (141 GB HBM3e); commonly deployed with Spectrum-X
 // RoCE at 400G per GPU (NVIDIA Spectrum-X reference architecture), 64-port 800G switches split 2x400G
 // modelled as radix 64.
-ClusterSpec hgx_h200() { return {hgx("h200", 3, 4, "cx7"), 1, rail_network(NetworkTechnology::roce, 64)}; }
+ClusterSpec hgx_h200() {
+  return {"hgx-h200", hgx("h200", 3, 4, "cx7", 1), 1, rail_network(NetworkTechnology::roce, 64)};
+}
 
 // DGX A100 user guide: 8 A100 SXM4 80 GB, 6 second-generation NVSwitch chips (12 NVLink3 links per
 // GPU, 2 per switch), 8 ConnectX-6 HDR 200 Gb/s compute NICs, 4 PCIe gen 4 switches each with 2 GPUs
 // and 2 NICs, 2 AMD EPYC 7742 sockets. SuperPOD A100 RA: rail-optimised HDR on QM8700 (40 x 200G).
-ClusterSpec dgx_a100() { return {hgx("a100-80gb", 2, 6, "cx6"), 1, rail_network(NetworkTechnology::infiniband, 40)}; }
+ClusterSpec dgx_a100() {
+  return {"dgx-a100", hgx("a100-80gb", 2, 6, "cx6", 2), 1, rail_network(NetworkTechnology::infiniband, 40)};
+}
 
 // DGX B200 user guide: 8 B200, 2 NVLink 5 switch chips (8 x 18 = 144 links = 2 x 72 ports),
 // 8 ConnectX-7 400 Gb/s compute NICs, 2 Intel Xeon 8570 sockets; NDR rail-optimised fabric.
-ClusterSpec dgx_b200() { return {hgx("b200", 4, 2, "cx7"), 1, rail_network(NetworkTechnology::infiniband, 64)}; }
+ClusterSpec dgx_b200() {
+  return {"dgx-b200", hgx("b200", 4, 2, "cx7", 1), 1, rail_network(NetworkTechnology::infiniband, 64)};
+}
 
 // GB200 NVL72 (NVIDIA product page / GB200 NVL72 reference): 18 compute trays of 2 Grace CPUs and
 // 4 B200-class GPUs, 9 NVLink switch trays of 2 chips (18 chips), every GPU with one NVLink5 link to
@@ -68,7 +77,7 @@ ClusterSpec gb200_nvl72() {
   n.cpu_sockets = 2;
   n.nic = "cx7";
   n.nics = 4;
-  return {n, 1, rail_network(NetworkTechnology::infiniband, 64)};
+  return {"gb200-nvl72", n, 1, rail_network(NetworkTechnology::infiniband, 64)};
 }
 
 // DGX-1 with V100 system architecture white paper: 8 V100 SXM2 in an NVLink hybrid cube mesh, 4 PCIe
@@ -85,7 +94,7 @@ ClusterSpec dgx1_v100() {
   n.nics = 4;
   NetworkSpec net = rail_network(NetworkTechnology::infiniband, 36);  // EDR Switch-IB 2: 36 ports
   net.port_gbps = 100;
-  return {n, 1, net};
+  return {"dgx1-v100", n, 1, net};
 }
 
 // A consumer box: 8 RTX 4090 in x8 slots of a two-socket board (PCIe 4.0 x8 each, no PCIe switch),
@@ -105,7 +114,7 @@ ClusterSpec pcie_4090() {
   NetworkSpec net;
   net.shape = NetworkShape::single_switch;
   net.technology = NetworkTechnology::ethernet;
-  return {n, 1, net};
+  return {"pcie-4090x8", n, 1, net};
 }
 
 // 8 RTX 3090 on PCIe 4.0 x16 behind two PCIe switches, NVLink bridges on pairs (0-1, 2-3, ...),
@@ -126,28 +135,28 @@ ClusterSpec pcie_3090_nvlink() {
   NetworkSpec net;
   net.shape = NetworkShape::single_switch;
   net.technology = NetworkTechnology::roce;
-  return {n, 1, net};
+  return {"pcie-3090x8-nvlink", n, 1, net};
 }
 
 // AWS p4de.24xlarge (AWS instance page): 8 A100 80 GB on NVSwitch, 400 Gb/s of EFA as 4 x 100G.
 ClusterSpec aws_p4de() {
-  NodeSpec n = hgx("a100-80gb", 2, 6, "efa");
+  NodeSpec n = hgx("a100-80gb", 2, 6, "efa", 2);
   n.nics = 4;
   NetworkSpec net;
   net.shape = NetworkShape::fat_tree;
   net.technology = NetworkTechnology::roce;  // EFA's SRD is RDMA over Ethernet: the RoCE overheads are close
-  return {n, 1, net};
+  return {"aws-p4de", n, 1, net};
 }
 
 // AWS p5.48xlarge (AWS instance page): 8 H100 on NVSwitch, 3,200 Gb/s of EFA (32 x 100G), modelled
 // as one 400G EFA port per GPU.
 ClusterSpec aws_p5() {
-  NodeSpec n = hgx("h100-sxm", 3, 4, "efa");
+  NodeSpec n = hgx("h100-sxm", 3, 4, "efa", 1);
   NetworkSpec net;
   net.shape = NetworkShape::fat_tree;
   net.technology = NetworkTechnology::roce;
   net.port_gbps = 400;
-  return {n, 1, net};
+  return {"aws-p5", n, 1, net};
 }
 
 constexpr std::array kPresets = {

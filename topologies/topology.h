@@ -15,7 +15,7 @@ namespace weft {
 using LinkId = uint32_t;
 
 enum class NodeKind : uint8_t { gpu, cpu, pcie_switch, nvswitch, nic, network_switch };
-enum class LinkKind : uint8_t { generic, nvlink, pcie, infiniband, ethernet };
+enum class LinkKind : uint8_t { generic, nvlink, pcie, infiniband, ethernet, inter_socket };  // inter_socket: UPI / xGMI
 
 struct NodeProps {
   NodeKind kind = NodeKind::gpu;
