@@ -276,3 +276,29 @@ TEST_CASE("next_hops: the equal-cost choices a packet-level switch sprays or ada
   CHECK(to_string(r.options().policy) == "spray");
   CHECK_THROWS_WITH(parse_routing_policy("random"), Catch::Contains("ecmp, spray or adaptive"));
 }
+
+TEST_CASE("multi-plane: one network per NIC port; a flow stays on one plane, flows use both", "[clusters]") {
+  ClusterSpec spec = system_spec("dgx-h100");
+  spec.nodes = 2;
+  spec.node.nic_ports = 2;
+  Topology t = build_cluster(spec);
+  Router r(t, 1);
+  std::set<int> planes_used;
+  for (uint64_t e = 0; e < 32; ++e) {
+    const Path& p = r.route(gpu_of(t, 0, 1), gpu_of(t, 1, 6), e);
+    std::set<int> planes;
+    for (LinkId l : p.links) {
+      const NodeProps& to = t.node(t.link_target(l));
+      if (to.kind == NodeKind::network_switch || to.kind == NodeKind::nic) planes.insert(to.plane);
+    }
+    CHECK(planes.size() == 1);
+    planes_used.insert(*planes.begin());
+  }
+  CHECK(planes_used == std::set<int>{0, 1});
+  // Two planes, each the one-plane fabric: the cross-rail path count doubles.
+  ClusterSpec single = system_spec("dgx-h100");
+  single.nodes = 2;
+  Topology one = build_cluster(single);
+  Router r_one(one, 1);
+  CHECK(r.path_count(gpu_of(t, 0, 1), gpu_of(t, 1, 6)) == 2 * r_one.path_count(gpu_of(one, 0, 1), gpu_of(one, 1, 6)));
+}
