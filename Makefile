@@ -27,11 +27,14 @@ test-asan: deps
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# Speed figures (not tests): engine and solver micro-benchmarks, ring all-reduce at scale, SimGrid side by side.
+# Speed figures (not tests): engine and solver micro-benchmarks, ring all-reduce at scale, SimGrid side by
+# side (hand-written and as a fabric), building and routing a 16,384-GPU rail-optimised fabric.
 bench: build
 	@$(BUILD)/bench/weft_micro_bench
 	@for n in 512 2048; do $(BUILD)/bench/weft_ring_scale $$n; done
 	@for n in 64 512; do $(BUILD)/bench/weft_vs_simgrid $$n; done
+	@for f in flow simgrid; do $(BUILD)/bench/weft_fabric_vs_simgrid 512 $$f; done
+	@$(BUILD)/bench/weft_topology_scale
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -36,6 +36,9 @@ std::vector<SweepRow> sweep_collective(const SweepSpec& spec, const Topology& to
   }
   SimulationOptions options{spec.fabric, spec.seed, {}, nullptr, spec.pxn};
   std::vector<SweepRow> rows;
+  size_t sizes = 0;
+  for (uint64_t size = spec.min_bytes.count(); size <= spec.max_bytes.count(); size *= spec.factor) ++sizes;
+  require_simulations(spec.fabric, sizes, "sizes", "give -b and -e the same size");
   for (uint64_t size = spec.min_bytes.count(); size <= spec.max_bytes.count(); size *= spec.factor) {
     rows.push_back(measure_collective(spec.op, Bytes(size), spec.ring, topology, options));
     if (size > UINT64_MAX / spec.factor) break;

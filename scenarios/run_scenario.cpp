@@ -10,6 +10,7 @@ ScenarioResult run_scenario(const Scenario& scenario) {
   ScenarioResult result{scenario, {}, Time()};
   // The fabric is empty between two collectives of one stream, so each can be simulated on its own
   // and placed after the previous one.
+  require_simulations(scenario.fabric, scenario.collectives.size(), "collectives", "keep one collective in the scenario");
   for (const CollectiveSpec& c : scenario.collectives) {
     SweepRow row = measure_collective(c.op, c.size, c.ring, topology, options);
     result.collectives.push_back({c, row, result.total});

@@ -38,7 +38,7 @@ constexpr FabricEntry kFabrics[] = {
      "SimGrid 3.32's CM02 max-min model (latency, then max-min share) on weft's exact paths: an independent "
      "cross-check of flow; one simulation per process (Casanova & Marchal, A Network Model for Simulation of "
      "Grid Application, LIP RR-2002-40)",
-     make_simgrid},
+     make_simgrid, /*once_per_process=*/true},
 #endif
 };
 
@@ -54,6 +54,14 @@ const FabricEntry& find_fabric(std::string_view name) {
     known += f.name;
   }
   throw ConfigError(fmt::format("fabric: unknown model '{}' (expected one of: {})", name, known));
+}
+
+void require_simulations(std::string_view name, size_t simulations, std::string_view unit, std::string_view hint) {
+  if (simulations > 1 && find_fabric(name).once_per_process) {
+    throw ConfigError(fmt::format("fabric {} runs one simulation per process (its engine is a singleton), but this "
+                                  "asks for {} {}; {}",
+                                  name, simulations, unit, hint));
+  }
 }
 
 std::string fabric_names() {

@@ -19,7 +19,12 @@ struct FabricEntry {
   std::string_view name;
   std::string_view description;
   std::unique_ptr<Fabric> (*make)(Engine&, Router&, Recorder&, const FabricOptions&);
+  bool once_per_process = false;  // backed by a singleton engine (SimGrid): one simulation per process
 };
+
+// Throws ConfigError when `simulations` runs of fabric `name` cannot happen in one process:
+// "... but this asks for 3 sizes; give -b and -e the same size" from (3, "sizes", hint).
+void require_simulations(std::string_view name, size_t simulations, std::string_view unit, std::string_view hint);
 
 std::span<const FabricEntry> fabric_registry();
 

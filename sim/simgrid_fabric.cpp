@@ -6,12 +6,12 @@
 #include <simgrid/s4u.hpp>
 #include <xbt/config.hpp>
 
+#include <fmt/format.h>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <deque>
 #include <exception>
-#include <fmt/format.h>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -40,7 +40,6 @@ double to_seconds(int64_t ps) { return static_cast<double>(ps) * 1e-12; }
 class EngineArgs {
  public:
   EngineArgs() {
-    // Quiet: the library prints nothing (SimGrid logs configuration changes at INFO).
     for (std::string& a : storage_) pointers_.push_back(a.data());
     pointers_.push_back(nullptr);
     argc_ = static_cast<int>(storage_.size());
@@ -49,6 +48,7 @@ class EngineArgs {
   char** argv() { return pointers_.data(); }
 
  private:
+  // Quiet: the library prints nothing (SimGrid would log every configuration change at INFO).
   std::vector<std::string> storage_{"weft-simgrid-fabric", "--log=root.thres:critical"};
   std::vector<char*> pointers_;
   int argc_ = 0;
@@ -60,9 +60,9 @@ void configure_pure_max_min() {
   sg4::Engine::set_config("network/model:CM02");
   sg4::Engine::set_config("network/latency-factor:1");
   sg4::Engine::set_config("network/bandwidth-factor:1");
-  sg4::Engine::set_config("network/weight-S:0");     // > 0 makes shares RTT-dependent
-  sg4::Engine::set_config("network/TCP-gamma:0");    // 0: no TCP window bound on a flow's rate
-  sg4::Engine::set_config("network/crosstraffic:0"); // no 5 % reverse (ACK) flow per transfer
+  sg4::Engine::set_config("network/weight-S:0");      // > 0 makes shares RTT-dependent
+  sg4::Engine::set_config("network/TCP-gamma:0");     // 0: no TCP window bound on a flow's rate
+  sg4::Engine::set_config("network/crosstraffic:0");  // no 5 % reverse (ACK) flow per transfer
 }
 
 // Once the models exist (CM02 applies its own defaults then), check that they are what we asked for.
@@ -149,11 +149,12 @@ class SimGridFabric::Impl {
   Recorder& recorder_;
   EngineArgs args_;
   std::unique_ptr<sg4::Engine> simgrid_;
-  PathZone* zone_ = nullptr;  // owned by SimGrid (its engine deletes the root zone)
+  PathZone* zone_ = nullptr;       // owned by SimGrid (its engine deletes the root zone)
   std::vector<sg4::Host*> hosts_;  // by NodeIndex
   std::vector<sg4::Link*> links_;  // by LinkId
   std::vector<Pending> pending_;   // by slot
   std::vector<uint32_t> free_slots_;
+  std::unordered_map<const sg4::Activity*, uint32_t> in_simgrid_;  // the comms SimGrid carries -> slot
   std::unordered_map<QueuePairKey, QueuePair, QueuePairKeyHash> queue_pairs_;
   // Completed comms, released at the next callback: SimGrid still uses a comm after its completion
   // signal returns, so ours must not be the last reference dropped inside it.
@@ -161,7 +162,6 @@ class SimGridFabric::Impl {
   std::vector<int64_t> armed_;  // ps of the SimGrid timers set and not fired yet, latest first
   std::exception_ptr failure_;  // thrown inside a SimGrid callback, rethrown by run()
   bool closing_ = false;
-  uint64_t in_simgrid_ = 0;     // transfers SimGrid is carrying
   uint64_t next_id_ = 0;
   FabricStats stats_;
 };
@@ -255,31 +255,32 @@ void SimGridFabric::Impl::launch(uint32_t slot) {
   Pending& p = pending_[slot];
   const double clock = sg4::Engine::get_clock();
   if (to_ps(clock) != engine_.now().ps()) {
-    throw ModelError(fmt::format("simgrid fabric: transfer started at {} ps while SimGrid is at {} s; drive the "
-                                 "simulation with the fabric's run()", engine_.now().ps(), clock));
+    throw ModelError(
+        fmt::format("simgrid fabric: transfer started at {} ps while SimGrid is at {} s; drive the "
+                    "simulation with the fabric's run()",
+                    engine_.now().ps(), clock));
   }
   zone_->offer(*p.path);
   p.comm = sg4::Comm::sendto_init(hosts_[p.transfer.src], hosts_[p.transfer.dst]);
   p.comm->set_payload_size(p.transfer.bytes.count());
-  // The slot travels with the comm (as the pointer's value) back to on_completion.
-  p.comm->set_data(reinterpret_cast<void*>(static_cast<uintptr_t>(slot)));
   p.comm->start();
   WEFT_ASSERT(zone_->taken());  // SimGrid routed it now, over p.path
-  ++in_simgrid_;
+  in_simgrid_.emplace(p.comm.get(), slot);
 }
 
 // SimGrid's signal for every activity that ends (in its kernel, at its clock = the completion time).
 void SimGridFabric::Impl::on_completion(const sg4::Activity& activity) {
   if (closing_ || failure_) return;
   retired_.clear();
-  const auto slot = reinterpret_cast<uintptr_t>(activity.get_data<void>());
-  if (slot >= pending_.size() || pending_[slot].comm.get() != &activity) return;  // not one of ours
+  auto it = in_simgrid_.find(&activity);
+  if (it == in_simgrid_.end()) return;  // not one of ours
+  const uint32_t slot = it->second;
+  in_simgrid_.erase(it);
   guarded([&] {
     WEFT_ASSERT(activity.get_state() == sg4::Activity::State::FINISHED);
     const int64_t at = to_ps(sg4::Engine::get_clock());
     catch_up(at);
-    --in_simgrid_;
-    complete(static_cast<uint32_t>(slot));
+    complete(slot);
     catch_up(at);  // what the completion scheduled for this very instant
     arm();
   });
@@ -361,6 +362,10 @@ void SimGridFabric::Impl::guarded(F&& body) {
   }
 }
 
+// No actor drives SimGrid: weft code runs in SimGrid's kernel callbacks (timers, completion signal),
+// as in SimGrid's activity-graph mode. A driver actor waiting on all pending comms with
+// Comm::wait_any_for would cost O(pending) per completion (3.32 has no ActivitySet), O(n^2) per ring
+// step at thousands of ranks, and would bring context switching (and its sanitizer caveats) along.
 void SimGridFabric::Impl::run(Engine& engine) {
   WEFT_ASSERT(&engine == &engine_);  // the fabric schedules on the engine it was built with
   arm();
@@ -369,7 +374,7 @@ void SimGridFabric::Impl::run(Engine& engine) {
   if (failure_) std::rethrow_exception(failure_);
   // SimGrid returns when it has neither comms nor timers left: every weft event ran, every
   // transfer arrived.
-  WEFT_ASSERT(in_simgrid_ == 0 && engine_.next_time() == Time::max());
+  WEFT_ASSERT(in_simgrid_.empty() && engine_.next_time() == Time::max());
 }
 
 SimGridFabric::SimGridFabric(Engine& engine, Router& router, Recorder& recorder)
