@@ -6,6 +6,7 @@
 #include "sim/analytic_fabric.h"
 #include "sim/core/errors.h"
 #include "sim/flow_fabric.h"
+#include "sim/packet/packet_fabric.h"
 #ifdef WEFT_HAVE_SIMGRID
 #include "sim/simgrid_fabric.h"
 #endif
@@ -21,6 +22,11 @@ std::unique_ptr<Fabric> make_flow(Engine& e, Router& r, Recorder& rec, const Fab
   return std::make_unique<FlowFabric>(e, r, rec, FlowFabricConfig{o.check_invariants});
 }
 
+std::unique_ptr<Fabric> make_packet(Engine& e, Router& r, Recorder& rec, const FabricOptions& o) {
+  packet::PacketConfig config = o.packet ? *o.packet : packet::packet_profile(packet::default_packet_profile());
+  return std::make_unique<PacketFabric>(e, r, rec, std::move(config), o.check_invariants);
+}
+
 #ifdef WEFT_HAVE_SIMGRID
 std::unique_ptr<Fabric> make_simgrid(Engine& e, Router& r, Recorder& rec, const FabricOptions&) {
   return std::make_unique<SimGridFabric>(e, r, rec);
@@ -33,6 +39,10 @@ constexpr FabricEntry kFabrics[] = {
      "max-min fair sharing of every directed link, recomputed per touched component; per-hop latency "
      "(Bertsekas & Gallager, Data Networks, 6.5.2)",
      make_flow},
+    {"packet",
+     "packets through egress ports with per-priority queues; PFC, ECN and DCQCN on Ethernet, credits on "
+     "InfiniBand/NVLink/PCIe, go-back-N on lossy links (Zhu et al. SIGCOMM 2015; IEEE 802.1Qbb; IBA Vol. 1)",
+     make_packet},
 #ifdef WEFT_HAVE_SIMGRID
     {"simgrid",
      "SimGrid 3.32's CM02 max-min model (latency, then max-min share) on weft's exact paths: an independent "

@@ -7,12 +7,15 @@
 #include <string_view>
 
 #include "sim/fabric.h"
+#include "sim/packet/packet_config.h"
 #include "topologies/routing.h"
 
 namespace weft {
 
 struct FabricOptions {
-  bool check_invariants = false;  // flow: re-check link loads after every solve
+  bool check_invariants = false;  // flow, packet: re-check invariants as the run goes
+  // packet: the configuration (validated by the fabric); null = packet_profile("roce").
+  std::shared_ptr<const packet::PacketConfig> packet;
 };
 
 struct FabricEntry {
