@@ -29,7 +29,7 @@ TransferId PacketFabric::start(const Transfer& transfer, OnTransferDone on_done)
   const Topology& topo = router_.topology();
   const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy);
   if (transfer.priority >= packet::kPriorities) {
-    throw ModelError(fmt::format("packet fabric: priority {} has no queue (0..{})", transfer.priority,
+    throw ConfigError(fmt::format("packet fabric: priority {} has no queue (expected 0 to {})", transfer.priority,
                                  packet::kPriorities - 1));
   }
   uint32_t f = 0;
@@ -111,6 +111,10 @@ uint32_t PacketFabric::queue_pair_of(const Transfer& t, LinkId first_link) {
 
 // Can the flow send a packet now? If only pacing holds it back, `retry_at` says when.
 bool PacketFabric::eligible(Flow& flow, Time& retry_at) {
+  while (!flow.resend.empty() && flow.resend.front() < flow.acked) {  // acknowledged meanwhile
+    flow.to_resend[flow.resend.front()] = false;
+    flow.resend.pop_front();
+  }
   bool has_data = !flow.resend.empty() || flow.next_seq < flow.packets;
   if (!has_data) return false;
   if (flow.window) {
@@ -134,8 +138,10 @@ bool PacketFabric::pull(Port& port, uint32_t& packet) {
     QueuePairState& qp = queue_pairs_[qp_index];
     for (uint32_t f : qp.flows) {
       Flow& flow = flows_[f];
-      if (flow.resend.empty() && flow.next_seq >= flow.packets) continue;  // sent; awaiting acks
-      if (!eligible(flow, retry_at)) break;
+      if (!eligible(flow, retry_at)) {
+        if (flow.resend.empty() && flow.next_seq >= flow.packets) continue;  // all sent; awaiting acks
+        break;
+      }
       uint32_t seq = flow.resend.empty() ? flow.next_seq : flow.resend.front();
       Packet probe;
       probe.payload = static_cast<uint32_t>(
@@ -172,9 +178,10 @@ const Path* PacketFabric::path_for_packet(Flow& flow) {
 uint32_t PacketFabric::make_data_packet(uint32_t f) {
   Flow& flow = flows_[f];
   uint32_t seq;
-  if (!flow.resend.empty()) {
+  if (!flow.resend.empty()) {  // eligible() dropped what was acknowledged meanwhile
     seq = flow.resend.front();
     flow.resend.pop_front();
+    flow.to_resend[seq] = false;
   } else {
     seq = flow.next_seq++;
   }
@@ -219,7 +226,8 @@ void PacketFabric::wake_queue_pair(uint32_t qp) { try_send(queue_pairs_[qp].firs
 
 void PacketFabric::deliver(uint32_t p) {
   Packet& pkt = packets_[p];
-  leave_buffer(pkt, ports_[pkt.in_link].to);
+  // The host takes it at once: give the last link its credits back (Ethernet hosts buffer nothing).
+  if (ports_[pkt.in_link].control == Control::credit) leave_buffer(pkt, ports_[pkt.in_link].to);
   if (flows_[pkt.flow].id == pkt.flow_id) {  // else the flow finished and its slot was reused
     if (pkt.kind == Kind::data) {
       receive_data(p);
@@ -242,19 +250,24 @@ void PacketFabric::receive_data(uint32_t p) {
     if (++flow.received == flow.packets) finish_receive(pkt.flow);
     return;
   }
-  bool selective = !flow.got.empty();
-  if (selective && pkt.seq >= flow.expected && !flow.got[pkt.seq]) {
-    flow.got[pkt.seq] = true;
-    ++flow.received;
-    while (flow.expected < flow.packets && flow.got[flow.expected]) ++flow.expected;
-  } else if (!selective && pkt.seq == flow.expected) {
+  if (!flow.got.empty()) {
+    // Selective repeat: keep what arrives; NACK each newly seen gap once, as a range.
+    if (pkt.seq > flow.highest_seen) {
+      uint32_t missing = pkt.seq - flow.highest_seen;
+      send_control(pkt.flow, Kind::nack, flow.highest_seen, static_cast<uint16_t>(std::min<uint32_t>(missing, UINT16_MAX)));
+    }
+    flow.highest_seen = std::max(flow.highest_seen, pkt.seq + 1);
+    if (pkt.seq >= flow.expected && !flow.got[pkt.seq]) {
+      flow.got[pkt.seq] = true;
+      ++flow.received;
+      while (flow.expected < flow.packets && flow.got[flow.expected]) ++flow.expected;
+    }
+  } else if (pkt.seq == flow.expected) {  // go-back-N: only the next in order is kept
     ++flow.expected;
     ++flow.received;
-  }
-  bool gap = pkt.seq > flow.expected;
-  if (gap && flow.nacked != flow.expected) {  // one NACK per hole
+  } else if (pkt.seq > flow.expected && flow.nacked != flow.expected) {  // one NACK per hole
     flow.nacked = flow.expected;
-    send_control(pkt.flow, Kind::nack, flow.expected, 0);
+    send_control(pkt.flow, Kind::nack, flow.expected, 1);
   }
   if (++flow.since_ack >= config_.lossy.ack_every || flow.expected == flow.packets) {
     send_control(pkt.flow, Kind::ack, flow.expected, static_cast<uint16_t>(std::min<uint32_t>(flow.echo, UINT16_MAX)));
@@ -304,7 +317,7 @@ void PacketFabric::receive_control(uint32_t p) {
       }
       break;
     case Kind::nack:
-      go_back(pkt.flow, pkt.seq);
+      go_back(pkt.flow, pkt.seq, pkt.echo);
       if (flow.window) flow.window->on_loss();
       break;
     case Kind::data: break;
@@ -312,15 +325,21 @@ void PacketFabric::receive_control(uint32_t p) {
   wake_queue_pair(flow.queue_pair);
 }
 
-// Resend from `seq` (go-back-N) or just `seq` (selective repeat).
-void PacketFabric::go_back(uint32_t f, uint32_t seq) {
+// Resend from `seq` (go-back-N) or just [seq, seq + count) (selective repeat).
+void PacketFabric::go_back(uint32_t f, uint32_t seq, uint32_t count) {
   Flow& flow = flows_[f];
   if (seq < flow.acked || seq >= flow.packets) return;
-  if (!flow.got.empty()) {
-    if (std::find(flow.resend.begin(), flow.resend.end(), seq) == flow.resend.end()) flow.resend.push_back(seq);
+  if (flow.got.empty()) {
+    flow.next_seq = std::min(flow.next_seq, seq);
     return;
   }
-  flow.next_seq = std::min(flow.next_seq, seq);
+  if (flow.to_resend.empty()) flow.to_resend.assign(flow.packets, false);
+  for (uint32_t s = seq; s < std::min(seq + count, flow.next_seq); ++s) {
+    if (!flow.to_resend[s]) {
+      flow.to_resend[s] = true;
+      flow.resend.push_back(s);
+    }
+  }
 }
 
 // One timer event per flow at a time: progress only moves the deadline, and the event, when it
@@ -351,9 +370,13 @@ void PacketFabric::rto_fired(uint32_t f) {
     return;
   }
   flow.rto_armed = false;
-  // Nothing acknowledged for a whole timeout: resend everything not yet acknowledged.
-  flow.resend.clear();
-  flow.next_seq = flow.acked;
+  // Nothing acknowledged for a whole timeout: resend everything not yet acknowledged (selective
+  // repeat queues it; the receiver ignores what it already holds).
+  if (flow.got.empty()) {
+    flow.next_seq = flow.acked;
+  } else {
+    go_back(f, flow.acked, flow.next_seq - flow.acked);
+  }
   if (flow.window) flow.window->on_loss();
   wake_queue_pair(flow.queue_pair);
 }

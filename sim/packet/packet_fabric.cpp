@@ -69,6 +69,12 @@ void PacketFabric::build_ports() {
     p.header = link.header_bytes;
     p.control = control_of(link.kind);
     if (p.rate == 0) throw ConfigError(fmt::format("packet fabric: link {} has rate 0", l));
+    if ((link.kind == LinkKind::ethernet || link.kind == LinkKind::infiniband) && (link.mtu < 256 || link.mtu > 4096)) {
+      throw ConfigError(fmt::format("packet fabric: link {} ({}) has MTU {} B; RDMA over {} carries 256 to 4096 B",
+                                    l, t.node(p.from).name, link.mtu,
+                                    link.kind == LinkKind::ethernet ? "Ethernet" : "InfiniBand"));
+    }
+    if (p.control == Control::pfc) p.headroom = headroom_for(p, l);
     if (p.control == Control::credit) {
       // Credits for line rate: the credit loop (data one way, credits back) plus two packets.
       uint64_t largest = kLargestSegment + (kLargestSegment + p.mtu - 1) / p.mtu * p.header;
@@ -88,6 +94,22 @@ void PacketFabric::build_ports() {
     if (t.node(n).kind == NodeKind::network_switch) buffer_size_[n] = config_.switches.buffer.count();
     if (t.node(n).kind == NodeKind::nic) buffer_size_[n] = kNicBuffer;
   }
+}
+
+// PFC headroom: what arrives after the pause is sent: a frame being sent at each end, the pause
+// frame, and a round trip of the cable at line rate (IEEE 802.1Qbb headroom terms).
+uint64_t PacketFabric::headroom_for(const Port& p, LinkId l) const {
+  uint64_t frame = p.mtu + p.header;
+  uint64_t round_trip = static_cast<uint64_t>(static_cast<uint128>(p.rate) * (2 * p.latency.ps()) / 8'000'000'000'000ULL);
+  uint64_t needed = 2 * frame + kPauseFrameBytes + round_trip;
+  uint64_t given = config_.pfc.headroom.count();
+  if (given == 0) return needed;
+  if (given < needed) {
+    throw ConfigError(fmt::format("packet.pfc: headroom {} B is below what link {} needs ({} B: two {} B frames, a "
+                                  "pause frame and the {} B in flight over a round trip)",
+                                  given, l, needed, frame, round_trip));
+  }
+  return given;
 }
 
 uint32_t PacketFabric::wire_bytes(const Port& port, const Packet& p) const {
@@ -281,9 +303,14 @@ bool PacketFabric::admit(uint32_t p, NodeIndex node) {
     const Port& out = ports_[pkt.path->links[pkt.hop + 1]];
     if (out.queued[pkt.priority] + pkt.charged > free) return false;
   }
+  if (in.control == Control::pfc && in.pausing[pkt.priority] &&
+      in.ingress[pkt.priority] + pkt.charged > in.pause_level[pkt.priority] + in.headroom) {
+    return false;  // beyond the headroom reserved when the pause left: a lossless violation
+  }
   buffer_used_[node] += pkt.charged;
   in.ingress[pkt.priority] += pkt.charged;
   if (in.control == Control::pfc && !in.pausing[pkt.priority] && in.ingress[pkt.priority] > xoff(node)) {
+    in.pause_level[pkt.priority] = in.ingress[pkt.priority];
     send_pause(pkt.in_link, pkt.priority, true);
   }
   return true;

@@ -87,6 +87,7 @@ class PacketFabric final : public Fabric {
     uint32_t mtu = 0;
     uint16_t header = 0;
     Control control = Control::credit;
+    uint64_t headroom = 0;      // PFC: bytes accepted above XOFF (in flight when the pause left)
     bool busy = false;
     bool wake_pending = false;  // a wake-up (pause expiry, pacing) is scheduled
     Time wake_at;
@@ -101,6 +102,7 @@ class PacketFabric final : public Fabric {
     // `to` has paused this port.
     std::array<uint64_t, packet::kPriorities> ingress{};
     std::array<bool, packet::kPriorities> pausing{};
+    std::array<uint64_t, packet::kPriorities> pause_level{};  // ingress bytes when the pause left
     std::vector<uint32_t> feeders;  // queue pairs whose packets start on this port
     uint32_t next_feeder = 0;
   };
@@ -131,6 +133,8 @@ class PacketFabric final : public Fabric {
     uint32_t highest_sent = 0;       // packets sent at least once (to count retransmissions)
     std::vector<bool> got;           // receiver, selective repeat: packets held
     std::deque<uint32_t> resend;     // sender, selective repeat: packets to send again
+    std::vector<bool> to_resend;     // sender, selective repeat: listed in `resend`
+    uint32_t highest_seen = 0;       // receiver, selective repeat: one past the highest seq seen
     std::unique_ptr<packet::DcqcnSender> dcqcn;
     std::unique_ptr<packet::CnpLimiter> cnp;
     std::unique_ptr<packet::DctcpWindow> window;
@@ -154,6 +158,7 @@ class PacketFabric final : public Fabric {
   void build_ports();
   Control control_of(LinkKind kind) const;
   uint32_t wire_bytes(const Port& port, const Packet& p) const;
+  uint64_t headroom_for(const Port& port, LinkId link) const;
   uint32_t allocate_packet();
   void free_packet(uint32_t p);
   void enqueue(uint32_t port, uint32_t p);
@@ -183,7 +188,7 @@ class PacketFabric final : public Fabric {
   void arm_rto(uint32_t f);
   void schedule_rto(uint32_t f, Time at);
   void rto_fired(uint32_t f);
-  void go_back(uint32_t f, uint32_t seq);
+  void go_back(uint32_t f, uint32_t seq, uint32_t count);
   void finish_receive(uint32_t f);
   void retire_sender(uint32_t f);
   void wake_queue_pair(uint32_t qp);
