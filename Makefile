@@ -21,11 +21,11 @@ run: build
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer (less the `slow` label).
 test-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWEFT_SANITIZE=ON -DWEFT_BENCH=OFF >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
-	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
 
 # Speed figures (not tests): engine and solver micro-benchmarks, ring all-reduce at scale, SimGrid side by
 # side (hand-written and as a fabric), building and routing a 16,384-GPU rail-optimised fabric.
@@ -35,6 +35,8 @@ bench: build
 	@for n in 64 512; do $(BUILD)/bench/weft_vs_simgrid $$n; done
 	@for f in flow simgrid; do $(BUILD)/bench/weft_fabric_vs_simgrid 512 $$f; done
 	@$(BUILD)/bench/weft_topology_scale
+	@if [ -x $(BUILD)/bench/weft_incast_vs_ns3 ]; then $(BUILD)/bench/weft_incast_vs_ns3 packet; \
+	 else $(BUILD)/bench/weft_packet_incast packet; fi
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

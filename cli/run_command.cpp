@@ -32,7 +32,8 @@ Action add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "Simulate a scenario (YAML); without one, the bundled default scenario");
   cmd->add_option("scenario", args->scenario, "Scenario file (YAML)");
-  cmd->add_option("--fabric", args->fabric, "Override the scenario's fabric model: " + fabric_names());
+  cmd->add_option("--fabric", args->fabric,
+                  "Override the scenario's fabric model (its packet settings are kept): " + fabric_names());
   cmd->add_option("--format", args->format, "table | csv | json")->capture_default_str()
       ->check(CLI::IsMember({"table", "csv", "json"}));
   return [args] { run(*args); };

@@ -30,6 +30,110 @@ std::string csv_row(const SweepRow& r) {
                      r.algbw_GBps, r.busbw_GBps, r.transfers);
 }
 
+// A catalogue system by its preset name, else the simple topology's name.
+std::string system_label(const SystemSpec& s) { return s.preset.empty() ? s.topology : s.preset; }
+
+Json summary_json(const FctSummary& s) {
+  return Json{{"flows", s.flows},
+              {"bytes", s.bytes.count()},
+              {"fct_min_us", s.min.microseconds()},
+              {"fct_median_us", s.median.microseconds()},
+              {"fct_p99_us", s.p99.microseconds()},
+              {"fct_max_us", s.max.microseconds()},
+              {"slowdown_mean", s.mean_slowdown},
+              {"slowdown_p99", s.p99_slowdown},
+              {"makespan_us", s.makespan.microseconds()},
+              {"goodput_Gbps", s.goodput_Gbps}};
+}
+
+// Every counter, zero or not, so that the JSON keys do not depend on the fabric.
+Json counters_json(const FabricStats& f) {
+  return Json{{"transfers", f.transfers_done},
+              {"bytes", f.bytes_delivered.count()},
+              {"packets_sent", f.packets_sent},
+              {"packet_hops", f.packet_hops},
+              {"drops", f.drops},
+              {"retransmits", f.retransmits},
+              {"ecn_marks", f.ecn_marks},
+              {"cnps", f.cnps},
+              {"pause_frames", f.pause_frames},
+              {"paused_time_us", f.paused_time.microseconds()},
+              {"max_queue_bytes", f.max_queue.count()},
+              {"deadlocked", f.deadlocked}};
+}
+
+// For the table: transfers and bytes, then only the packet counters the fabric moved.
+std::string counters_table(const FabricStats& f) {
+  std::string out = "# fabric counters\n";
+  auto line = [&](std::string_view name, const std::string& value) {
+    out += fmt::format("{:<18} {:>16}\n", name, value);
+  };
+  line("transfers", std::to_string(f.transfers_done));
+  line("bytes", std::to_string(f.bytes_delivered.count()));
+  const std::pair<std::string_view, uint64_t> counts[] = {
+      {"packets_sent", f.packets_sent}, {"packet_hops", f.packet_hops},       {"drops", f.drops},
+      {"retransmits", f.retransmits},   {"ecn_marks", f.ecn_marks},           {"cnps", f.cnps},
+      {"pause_frames", f.pause_frames}, {"max_queue(B)", f.max_queue.count()}};
+  for (const auto& [name, value] : counts) {
+    if (value != 0) line(name, std::to_string(value));
+  }
+  if (f.paused_time > Time()) line("paused_time(us)", fmt::format("{:.3f}", f.paused_time.microseconds()));
+  if (f.deadlocked) line("deadlocked", "yes");
+  return out;
+}
+
+constexpr const char* kFctHead = "{:>8} {:>12} {:>12} {:>12} {:>12} {:>13} {:>12} {:>13} {:>13}\n";
+
+std::string traffic_json(const ScenarioResult& result) {
+  const Scenario& s = result.scenario;
+  const TrafficResult& t = *result.traffic;
+  Json j{{"scenario", s.name},
+         {"source", s.source},
+         {"seed", s.seed},
+         {"fabric", s.fabric},
+         {"system", system_label(s.system)},
+         {"ranks", s.system.ranks},
+         {"traffic", to_string(s.traffic->kind)},
+         {"summary", summary_json(t.summary)},
+         {"counters", counters_json(t.fabric)},
+         {"flows", Json::array()}};
+  for (const FlowOutcome& f : t.flows) {
+    j["flows"].push_back(Json{{"src", f.flow.src},
+                              {"dst", f.flow.dst},
+                              {"bytes", f.flow.bytes.count()},
+                              {"priority", f.flow.priority},
+                              {"start_us", f.flow.start.microseconds()},
+                              {"fct_us", f.fct.microseconds()},
+                              {"ideal_us", f.ideal.microseconds()},
+                              {"slowdown", f.slowdown}});
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string traffic_csv(const TrafficResult& t) {
+  std::string out = "src,dst,bytes,start_us,fct_us,ideal_us,slowdown\n";
+  for (const FlowOutcome& f : t.flows) {
+    out += fmt::format("{},{},{},{:.6f},{:.6f},{:.6f},{:.6f}\n", f.flow.src, f.flow.dst, f.flow.bytes.count(),
+                       f.flow.start.microseconds(), f.fct.microseconds(), f.ideal.microseconds(), f.slowdown);
+  }
+  return out;
+}
+
+std::string traffic_table(const ScenarioResult& result) {
+  const Scenario& s = result.scenario;
+  const FctSummary& m = result.traffic->summary;
+  std::string out = fmt::format("# {} ({}): {} x{}, {} fabric, seed {}\n", s.name, s.source, system_label(s.system),
+                                s.system.ranks, s.fabric, s.seed);
+  out += fmt::format("# traffic: {}, {} flows, {} bytes; flow completion time (fct) in us, slowdown = fct / ideal\n",
+                     to_string(s.traffic->kind), m.flows, m.bytes.count());
+  out += fmt::format(kFctHead, "flows", "fct_min", "fct_median", "fct_p99", "fct_max", "slowdown_mean", "slowdown_p99",
+                     "makespan(us)", "goodput(Gb/s)");
+  out += fmt::format("{:>8} {:>12.3f} {:>12.3f} {:>12.3f} {:>12.3f} {:>13.3f} {:>12.3f} {:>13.3f} {:>13.3f}\n", m.flows,
+                     m.min.microseconds(), m.median.microseconds(), m.p99.microseconds(), m.max.microseconds(),
+                     m.mean_slowdown, m.p99_slowdown, m.makespan.microseconds(), m.goodput_Gbps);
+  return out + counters_table(result.traffic->fabric);
+}
+
 }  // namespace
 
 OutputFormat parse_output_format(std::string_view text) {
@@ -65,6 +169,10 @@ std::string format_sweep(const SweepHeader& h, const std::vector<SweepRow>& rows
 }
 
 std::string format_scenario(const ScenarioResult& result, OutputFormat format) {
+  if (result.traffic) {
+    if (format == OutputFormat::json) return traffic_json(result);
+    return format == OutputFormat::csv ? traffic_csv(*result.traffic) : traffic_table(result);
+  }
   const Scenario& s = result.scenario;
   if (format == OutputFormat::json) {
     Json j{{"scenario", s.name},   {"source", s.source}, {"seed", s.seed},

@@ -1,5 +1,6 @@
-// Output formats for sweeps and scenario runs: an nccl-tests-like table, CSV and JSON. Pure
-// functions from results to text; the CLI decides where the text goes.
+// Output formats for sweeps and scenario runs (collectives, or a traffic pattern's FCT statistics
+// and fabric counters): an nccl-tests-like table, CSV and JSON. Pure functions from results to
+// text; the CLI decides where the text goes.
 #pragma once
 
 #include <string>

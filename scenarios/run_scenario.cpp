@@ -6,8 +6,14 @@ namespace weft {
 
 ScenarioResult run_scenario(const Scenario& scenario) {
   Topology topology = build_system(scenario.system);
-  SimulationOptions options{scenario.fabric, scenario.seed, {}, nullptr};
-  ScenarioResult result{scenario, {}, Time()};
+  ScenarioResult result{scenario, {}, Time(), std::nullopt};
+  if (scenario.traffic) {
+    std::vector<FlowSpec> flows = make_traffic(*scenario.traffic, scenario.system.ranks, scenario.seed);
+    result.traffic = run_traffic(flows, topology, scenario.fabric, scenario.fabric_options, scenario.seed);
+    result.total = result.traffic->summary.makespan;
+    return result;
+  }
+  SimulationOptions options{scenario.fabric, scenario.seed, scenario.fabric_options, nullptr};
   // The fabric is empty between two collectives of one stream, so each can be simulated on its own
   // and placed after the previous one.
   require_simulations(scenario.fabric, scenario.collectives.size(), "collectives", "keep one collective in the scenario");

@@ -1,6 +1,10 @@
 #include "scenarios/scenario.h"
 
+#include <array>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <limits>
+#include <type_traits>
 
 #include "scenarios/default_scenario.h"
 #include "scenarios/yaml_reader.h"
@@ -96,27 +100,188 @@ CollectiveSpec read_collective(const YamlMap& m, uint32_t ranks) {
   return c;
 }
 
+// Field setters for the packet configuration: a key that is present replaces the profile's value.
+void set(const YamlMap& m, const std::string& key, bool& field) {
+  if (m.has(key)) field = m.boolean(key);
+}
+void set(const YamlMap& m, const std::string& key, double& field) {
+  if (m.has(key)) field = m.real(key);
+}
+void set(const YamlMap& m, const std::string& key, Bytes& field) {
+  if (m.has(key)) field = m.bytes(key);
+}
+void set(const YamlMap& m, const std::string& key, Time& field) {
+  if (m.has(key)) field = m.time(key);
+}
+void set(const YamlMap& m, const std::string& key, Bandwidth& field) {
+  if (m.has(key)) field = m.bandwidth(key);
+}
+template <typename T>
+  requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)
+void set(const YamlMap& m, const std::string& key, T& field) {
+  if (!m.has(key)) return;
+  uint64_t v = m.unsigned_integer(key);
+  auto most = static_cast<uint64_t>(std::numeric_limits<T>::max());
+  if (v > most) throw ConfigError(fmt::format("{}: {}: expected at most {}, got {}", m.where(key), key, most, v));
+  field = static_cast<T>(v);
+}
+
+// Reads the sub-map `key` (when present) with `read`, then rejects its unknown keys.
+template <typename Read>
+void section(const YamlMap& m, const std::string& key, Read read) {
+  if (!m.has(key)) return;
+  YamlMap sub = m.map(key);
+  read(sub);
+  sub.reject_unknown_keys();
+}
+
+// `key: a` for one of the names in `names`, in the enum's order.
+template <typename Enum, size_t N>
+void set_enum(const YamlMap& m, const std::string& key, Enum& field, const std::array<std::string_view, N>& names) {
+  if (!m.has(key)) return;
+  std::string s = m.string(key);
+  for (size_t i = 0; i < N; ++i) {
+    if (s == names[i]) {
+      field = static_cast<Enum>(i);
+      return;
+    }
+  }
+  throw ConfigError(
+      fmt::format("{}: {}: unknown value '{}' (expected {})", m.where(key), key, s, fmt::join(names, " or ")));
+}
+
+void read_dcqcn(const YamlMap& m, packet::DcqcnConfig& c) {
+  set(m, "enabled", c.enabled);
+  set(m, "g", c.g);
+  set(m, "alpha_update_period", c.alpha_update_period);
+  set(m, "rate_increase_timer", c.rate_increase_timer);
+  set(m, "byte_counter", c.byte_counter);
+  set(m, "fast_recovery_steps", c.fast_recovery_steps);
+  set(m, "rate_ai", c.rate_ai);
+  set(m, "rate_hai", c.rate_hai);
+  set(m, "min_rate", c.min_rate);
+  set(m, "initial_alpha", c.initial_alpha);
+  set(m, "cnp_interval", c.cnp_interval);
+  set(m, "rate_decrease_interval", c.rate_decrease_interval);
+}
+
+void read_pfc(const YamlMap& m, packet::PfcConfig& c) {
+  set(m, "enabled", c.enabled);
+  set(m, "dynamic", c.dynamic);
+  set(m, "alpha", c.alpha);
+  set(m, "xoff", c.xoff);
+  set(m, "xon_offset", c.xon_offset);
+  set(m, "headroom", c.headroom);
+  set(m, "quanta", c.quanta);
+}
+
+void read_packet_sections(const YamlMap& m, packet::PacketConfig& c) {
+  section(m, "ecn", [&](const YamlMap& s) {
+    set(s, "enabled", c.ecn.enabled);
+    set(s, "kmin_at_25g", c.ecn.kmin_at_25g);
+    set(s, "kmax_at_25g", c.ecn.kmax_at_25g);
+    set(s, "pmax", c.ecn.pmax);
+  });
+  section(m, "pfc", [&](const YamlMap& s) { read_pfc(s, c.pfc); });
+  section(m, "dcqcn", [&](const YamlMap& s) { read_dcqcn(s, c.dcqcn); });
+  section(m, "credits", [&](const YamlMap& s) {
+    set(s, "buffer_per_vl", c.credits.buffer_per_vl);
+    set(s, "block_bytes", c.credits.block_bytes);
+  });
+  section(m, "lossy", [&](const YamlMap& s) {
+    set_enum(s, "mode", c.lossy.mode, std::array<std::string_view, 2>{"go-back-n", "selective"});
+    set(s, "rto", c.lossy.rto);
+    set(s, "ack_every", c.lossy.ack_every);
+  });
+  section(m, "dctcp", [&](const YamlMap& s) {
+    set(s, "g", c.dctcp.g);
+    set(s, "initial_window", c.dctcp.initial_window);
+    set(s, "k_at_10g", c.dctcp.k_at_10g);
+  });
+  section(m, "switch", [&](const YamlMap& s) {
+    set(s, "buffer", c.switches.buffer);
+    set_enum(s, "scheduler", c.switches.scheduler, std::array<std::string_view, 2>{"strict", "dwrr"});
+  });
+}
+
+// `fabric: flow`, or `fabric: {model: packet, profile: roce, ecn: {...}, ...}`; the map form
+// with another model takes only `model:`.
+void read_fabric(const YamlMap& top, Scenario& s) {
+  bool map_form = top.is_map("fabric");
+  std::optional<YamlMap> m;
+  if (map_form) m = top.map("fabric");
+  s.fabric = map_form ? m->string_or("model", "packet") : top.string_or("fabric", "flow");
+  try {
+    find_fabric(s.fabric);
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{}: {}", map_form ? m->where("model") : top.where("fabric"), e.what()));
+  }
+  if (!map_form) return;
+  if (s.fabric == "packet") {
+    s.fabric_options.packet = std::make_shared<const packet::PacketConfig>(read_packet_config(*m));
+    return;
+  }
+  for (const std::string& key : m->keys()) {
+    if (key == "model") continue;
+    throw ConfigError(
+        fmt::format("{}: {}: configures the packet fabric only (this one is model: {})", m->where(key), key, s.fabric));
+  }
+}
+
+void read_workload(const YamlMap& w, Scenario& s) {
+  if (w.has("collectives") == w.has("traffic")) {
+    throw ConfigError(
+        fmt::format("{}: workload: expected either collectives: or traffic: (exactly one of them)", w.where()));
+  }
+  if (w.has("traffic")) {
+    s.traffic = read_traffic(w, s.system.ranks);
+  } else {
+    for (const YamlMap& item : w.list_of_maps("collectives")) {
+      s.collectives.push_back(read_collective(item, s.system.ranks));
+    }
+    if (s.collectives.empty()) {
+      throw ConfigError(fmt::format("{}: collectives: expected at least one", w.where("collectives")));
+    }
+  }
+  w.reject_unknown_keys();
+}
+
 Scenario read_scenario(const YamlMap& top) {
   Scenario s;
   s.source = top.source();
   s.name = top.string_or("name", "unnamed");
   s.seed = top.unsigned_integer_or("seed", 1);
-  s.fabric = top.string_or("fabric", "flow");
-  try {
-    find_fabric(s.fabric);
-  } catch (const ConfigError& e) {
-    throw ConfigError(fmt::format("{}: {}", top.where("fabric"), e.what()));
-  }
+  read_fabric(top, s);
   s.system = read_system(top.map("system"));
-  YamlMap workload = top.map("workload");
-  for (const YamlMap& item : workload.list_of_maps("collectives")) s.collectives.push_back(read_collective(item, s.system.ranks));
-  if (s.collectives.empty()) throw ConfigError(fmt::format("{}: collectives: expected at least one", workload.where("collectives")));
-  workload.reject_unknown_keys();
+  read_workload(top.map("workload"), s);
   top.reject_unknown_keys();
   return s;
 }
 
 }  // namespace
+
+packet::PacketConfig read_packet_config(const YamlMap& m) {
+  m.has("model");  // the caller's key
+  std::string profile = m.string_or("profile", std::string(packet::default_packet_profile()));
+  packet::PacketConfig c;
+  try {
+    c = packet::packet_profile(profile);
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{}: {}", m.where("profile"), e.what()));
+  }
+  read_packet_sections(m, c);
+  set_enum(m, "transport", c.transport, std::array<std::string_view, 2>{"rdma", "dctcp"});
+  set(m, "control_priority", c.control_priority);
+  set(m, "deadlock_timeout", c.deadlock_timeout);
+  set(m, "queue_sample_interval", c.queue_sample_interval);
+  m.reject_unknown_keys();
+  try {
+    packet::validate(c);
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{}: {}", m.where(), e.what()));
+  }
+  return c;
+}
 
 Topology build_system(const SystemSpec& system) {
   if (!system.preset.empty()) return build_cluster(system.cluster);

@@ -1,14 +1,18 @@
 // A scenario as plain, checked structs: what `weft run` simulates. This first form has a system
-// (topology, ranks, link), a fabric model and a list of collectives; DESIGN §7's full format
-// (model workloads, outputs, compare: variants) extends it without renaming these keys.
+// (topology, ranks, link), a fabric model (with the packet fabric's configuration) and a workload:
+// a list of collectives or a traffic pattern; DESIGN §7's full format (model workloads, outputs,
+// compare: variants) extends it without renaming these keys.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "collectives/collective_op.h"
 #include "collectives/ring.h"
+#include "scenarios/traffic.h"
+#include "sim/fabric_registry.h"
 #include "topologies/clusters.h"
 #include "topologies/topology.h"
 
@@ -38,9 +42,18 @@ struct Scenario {
   std::string source;  // the file it came from
   uint64_t seed = 1;
   std::string fabric = "flow";
+  FabricOptions fabric_options;  // `fabric: {model: packet, ...}` sets .packet; null = the default profile
   SystemSpec system;
+  // The workload: collectives one after another, or a traffic pattern (exactly one of the two).
   std::vector<CollectiveSpec> collectives;
+  std::optional<TrafficSpec> traffic;
 };
+
+class YamlMap;
+
+// The packet fabric's configuration from a `fabric:` map (`model:` is allowed and left to the
+// caller): packet_profile(`profile:`, default "roce") with the map's keys applied, then validated.
+packet::PacketConfig read_packet_config(const YamlMap& fabric);
 
 Scenario load_scenario_file(const std::string& path);
 Scenario load_scenario_text(const std::string& text, const std::string& source);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fmt/format.h>
 #include <fstream>
 #include <sstream>
@@ -49,6 +50,9 @@ bool YamlMap::has(const std::string& key) const {
   return static_cast<bool>(node_[key]);
 }
 
+bool YamlMap::is_map(const std::string& key) const { return has(key) && node_[key].IsMap(); }
+
+bool YamlMap::is_list(const std::string& key) const { return has(key) && node_[key].IsSequence(); }
 
 std::vector<std::string> YamlMap::keys() const {
   std::vector<std::string> out;
@@ -96,6 +100,49 @@ uint64_t YamlMap::unsigned_integer_or(const std::string& key, uint64_t fallback)
   return has(key) ? unsigned_integer(key) : fallback;
 }
 
+std::vector<uint64_t> YamlMap::unsigned_integers(const std::string& key) const {
+  YAML::Node v = value(key);
+  if (!v.IsSequence()) fail(key, "expected a list of whole numbers, e.g. [1, 2, 3]");
+  std::vector<uint64_t> out;
+  for (const YAML::Node& item : v) {
+    uint64_t n = 0;
+    const std::string s = item.IsScalar() ? item.Scalar() : std::string();
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (!item.IsScalar() || ec != std::errc() || end != s.data() + s.size()) {
+      throw ConfigError(fmt::format("{}:{}:{}: {}: expected a whole number, got '{}'", *source_, item.Mark().line + 1,
+                                    item.Mark().column + 1, key, s));
+    }
+    out.push_back(n);
+  }
+  return out;
+}
+
+double YamlMap::real(const std::string& key) const {
+  std::string s = scalar(key, "a number");
+  auto parse = [](std::string_view t, double& out) {
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
+    return ec == std::errc() && end == t.data() + t.size();
+  };
+  double v = 0;
+  size_t slash = s.find('/');
+  if (slash == std::string::npos) {
+    if (parse(s, v) && std::isfinite(v)) return v;
+  } else {
+    double num = 0, den = 0;
+    std::string_view whole(s);
+    bool ok = parse(whole.substr(0, slash), num) && parse(whole.substr(slash + 1), den) && den != 0;
+    if (ok && std::isfinite(num / den)) return num / den;
+  }
+  fail(key, fmt::format("expected a number such as 0.2, 1e-3 or 1/256, got '{}'", s));
+}
+
+bool YamlMap::boolean(const std::string& key) const {
+  std::string s = scalar(key, "true or false");
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  fail(key, fmt::format("expected true or false, got '{}'", s));
+}
+
 // Unit parsers throw ConfigError without a location; add it here.
 template <typename F>
 static auto located(const YamlMap& m, const std::string& key, const std::string& text, F parse) {
@@ -109,6 +156,8 @@ static auto located(const YamlMap& m, const std::string& key, const std::string&
 Time YamlMap::time(const std::string& key) const {
   return located(*this, key, scalar(key, "a duration"), [&](const std::string& t) { return parse_time(t, key); });
 }
+
+Time YamlMap::time_or(const std::string& key, Time fallback) const { return has(key) ? time(key) : fallback; }
 
 Bytes YamlMap::bytes(const std::string& key) const {
   return located(*this, key, scalar(key, "a size"), [&](const std::string& t) { return parse_bytes(t, key); });

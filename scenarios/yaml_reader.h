@@ -19,11 +19,19 @@ class YamlMap {
   static YamlMap load_file(const std::string& path);
 
   bool has(const std::string& key) const;
+  bool is_map(const std::string& key) const;   // present and a mapping
+  bool is_list(const std::string& key) const;  // present and a sequence
   std::string string(const std::string& key) const;
   std::string string_or(const std::string& key, const std::string& fallback) const;
   uint64_t unsigned_integer(const std::string& key) const;
   uint64_t unsigned_integer_or(const std::string& key, uint64_t fallback) const;
+  // A list of whole numbers (`[1, 2, 3]`), each bad item reported at its own line and column.
+  std::vector<uint64_t> unsigned_integers(const std::string& key) const;
+  // A real number: `0.2`, `1e-3`, or a fraction `1/256` (gains are usually written that way).
+  double real(const std::string& key) const;
+  bool boolean(const std::string& key) const;  // true | false
   Time time(const std::string& key) const;
+  Time time_or(const std::string& key, Time fallback) const;
   Bytes bytes(const std::string& key) const;
   Bytes bytes_or(const std::string& key, Bytes fallback) const;
   Bandwidth bandwidth(const std::string& key) const;

@@ -38,6 +38,14 @@ expect_ok ring-analytic '"fabric": "analytic"' "$weft" collective --topology rin
 expect_ok run-default 'total simulated time' "$weft" run
 expect_ok run-file 'all_reduce' "$weft" run "$source_dir/scenarios/default.yaml" --fabric analytic
 
+# Traffic patterns: FCT statistics and fabric counters.
+expect_ok run-incast 'fct_p99' "$weft" run "$source_dir/scenarios/incast.yaml"
+expect_ok run-incast-counters '^transfers +16$' "$weft" run "$source_dir/scenarios/incast.yaml"
+expect_ok run-incast-csv '^src,dst,bytes,start_us,fct_us,ideal_us,slowdown' "$weft" run "$source_dir/scenarios/incast.yaml" --format csv
+expect_ok run-incast-csv-row '^16,0,10000000,0\.000000,12802\.000000,802\.000000,' "$weft" run "$source_dir/scenarios/incast.yaml" --format csv
+expect_ok run-incast-json '"fct_p99_us": 12802' "$weft" run "$source_dir/scenarios/incast.yaml" --format json
+expect_ok run-incast-analytic 'analytic fabric' "$weft" run "$source_dir/scenarios/incast.yaml" --fabric analytic
+
 # The system catalogue and topologies.
 expect_ok systems 'dgx-h100 .*NVSwitch' "$weft" systems
 expect_ok topo-summary 'bisection bandwidth' "$weft" topo dgx-h100 --nodes 2
@@ -82,6 +90,10 @@ printf 'system:\n  name: dgx-h100\n  node:\n    pcie_lanes: 3\nworkload:\n  coll
 expect_error bad-node-field 'bad_node.yaml:[0-9]+:[0-9]+: .*pcie_lanes = 3' "$weft" run "$work/bad_node.yaml"
 printf 'system:\n  name: dgx-h100\n  network:\n    radixx: 8\nworkload:\n  collectives:\n    - {op: all_reduce, size: 1M}\n' >"$work/bad_key.yaml"
 expect_error bad-network-key "bad_key.yaml:4:[0-9]+: .*did you mean 'network.radix'" "$weft" run "$work/bad_key.yaml"
+printf 'system:\n  topology: single-switch\n  ranks: 4\n  link: {rate: 100Gbps, latency: 1us}\nworkload:\n  traffic: incast\n  bytes: 1MB\n  senders: [1, 0]\n' >"$work/bad_traffic.yaml"
+expect_error bad-traffic 'bad_traffic.yaml:8:12: senders: rank 0 is the receiver' "$weft" run "$work/bad_traffic.yaml"
+printf 'fabric: {model: flow, ecn: {enabled: true}}\nsystem:\n  topology: ring\n  ranks: 4\n  link: {rate: 100Gbps, latency: 1us}\nworkload:\n  traffic: all_to_all\n  bytes: 1MB\n' >"$work/bad_fabric.yaml"
+expect_error bad-fabric-map 'bad_fabric.yaml:1:28: ecn: configures the packet fabric only' "$weft" run "$work/bad_fabric.yaml"
 
 if [[ $failures -gt 0 ]]; then
   echo "$failures e2e check(s) failed"

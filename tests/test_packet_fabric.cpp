@@ -8,6 +8,7 @@
 #include "collectives/ring.h"
 #include "collectives/simulate.h"
 #include "sim/core/errors.h"
+#include "sim/core/rng.h"
 #include "sim/fabric_registry.h"
 #include "sim/packet/packet_fabric.h"
 #include "topologies/builders.h"
@@ -293,4 +294,52 @@ TEST_CASE("packet: bad input is a ConfigError naming what is wrong", "[packet]")
   CHECK_THROWS_WITH(PacketFabric(engine, big_router, recorder, packet::packet_profile("roce")), Catch::Contains("MTU 9000"));
   PacketFabric fabric(engine, router, recorder, packet::packet_profile("roce"));
   CHECK_THROWS_WITH(fabric.start({t.gpus()[0], t.gpus()[1], Bytes(1), 9, 0, 0}, [] {}), Catch::Contains("priority 9"));
+}
+
+// Slow (about 10 s): runs under the `slow` label (ctest validation.slow), not in the unit list.
+TEST_CASE("packet: ECMP collisions slow a permutation; per-packet spraying avoids them", "[.slow][packet]") {
+  // 1,024 hosts on a 3-tier k=16 fat-tree at 100 Gb/s, a random permutation of 2 MB flows. Alone, a
+  // flow takes 2 MB / (100 Gb/s x 4096/4178) = 163 us plus its path latency. With one ECMP path per
+  // flow, hashed flows collide on uplinks and the slowest takes several times that; spraying every
+  // packet over all equal-cost paths keeps the slowest within 2x (htsim: 167-1259 us vs 167-311 us).
+  // Congestion control is off, as in that htsim comparison: what differs is the routing alone.
+  ClusterSpec spec;
+  spec.node.layout = NodeLayout::pcie;
+  spec.node.gpu = "a30";
+  spec.node.gpus = 1;
+  spec.node.gpus_per_pcie_switch = 0;
+  spec.node.cpu_sockets = 1;
+  spec.node.nic = "eth-100g";
+  spec.node.nics = 1;
+  spec.nodes = 1024;
+  spec.network.shape = NetworkShape::fat_tree;
+  spec.network.technology = NetworkTechnology::roce;
+  spec.network.radix = 16;
+  Topology t = build_cluster(spec);
+  Rng rng(7, "permutation");
+  std::vector<uint32_t> dst(1024);
+  for (uint32_t i = 0; i < 1024; ++i) dst[i] = i;
+  for (uint32_t i = 1023; i > 0; --i) std::swap(dst[i], dst[rng.uniform_below(i)]);  // Sattolo: one cycle
+  std::vector<Flow> flows;
+  for (uint32_t i = 0; i < 1024; ++i) flows.push_back({t.gpus()[i], t.gpus()[dst[i]], 2'000'000, Time()});
+  const double alone = 2e6 * 8 / (100e9 * 4096 / 4178);
+  packet::PacketConfig config = packet::packet_profile("roce-paper");
+  config.dcqcn.enabled = false;
+  Run ecmp = run_flows(t, flows, config, RouterOptions{.seed = 1});
+  Run spray = run_flows(t, flows, config, RouterOptions{.seed = 1, .policy = RoutingPolicy::spray});
+  CHECK(seconds(ecmp.makespan) > 2.5 * alone);
+  CHECK(seconds(spray.makespan) < 2.0 * alone);
+  CHECK(ecmp.stats.drops == 0);
+  CHECK(spray.stats.bytes_delivered == Bytes(1024ULL * 2'000'000));
+}
+
+TEST_CASE("packet: DCTCP over lossy Ethernet delivers an incast", "[packet]") {
+  // The "tcp" profile: window-based senders, ECN at a single threshold, drops and go-back-N.
+  Topology t = single_switch(9, roce(25, 1024, Time::us(1)));
+  packet::PacketConfig config = packet::packet_profile("tcp");
+  Run r = run_flows(t, incast(t, 8, 1'000'000), config);
+  CHECK(r.stats.bytes_delivered == Bytes(8'000'000));
+  CHECK(r.stats.ecn_marks > 0);
+  CHECK(r.stats.pause_frames == 0);
+  CHECK(seconds(r.makespan) < 2.0 * 8e6 * 8 / (25e9 * 1024 / 1106));
 }

@@ -88,7 +88,8 @@ TEST_CASE("bad scenarios name file, line, column, key and what was expected", "[
   CHECK_THAT(error_of(with("op: all_reduce", "op: all_reduse")), Catch::StartsWith("bad.yaml:12:11:") && Catch::Contains("all_gather"));
   CHECK_THAT(error_of(with("root: 3", "root: 4")), Catch::Contains("root") && Catch::Contains("below 4"));
   CHECK_THAT(error_of(with("ranks: 4", "ranks: four")), Catch::Contains("ranks") && Catch::Contains("whole number"));
-  CHECK_THAT(error_of(with("fabric: analytic", "fabric: packet")), Catch::StartsWith("bad.yaml:3:9:") && Catch::Contains("flow"));
+  CHECK_THAT(error_of(with("fabric: analytic", "fabric: nosuch")),
+             Catch::StartsWith("bad.yaml:3:9:") && Catch::Contains("flow"));
   CHECK_THAT(error_of(with("topology: ring", "topology: torus")), Catch::Contains("single-switch"));
   CHECK_THAT(error_of(with("      size: 1MiB\n", "")), Catch::Contains("size") && Catch::Contains("missing"));
   CHECK_THAT(error_of("system: [unclosed"), Catch::StartsWith("bad.yaml:") && Catch::Contains("not valid YAML"));
@@ -134,4 +135,91 @@ TEST_CASE("a catalogue system in a scenario, with fields overridden", "[scenario
   CHECK_THAT(error_of("technology: roce", "technology: carrier-pigeon"), Catch::StartsWith("catalogue.yaml:7:17:"));
   CHECK_THAT(error_of("nodes: 3", "nodes: 0"), Catch::Contains("nodes"));
   CHECK_THAT(error_of("nodes: 3", "nodez: 3"), Catch::Contains("unknown key 'nodez'"));
+}
+
+TEST_CASE("fabric: a name, or a map with the packet fabric's configuration", "[scenario]") {
+  const std::string text =
+      "fabric:\n"
+      "  model: packet\n"
+      "  profile: roce\n"
+      "  ecn: {kmin_at_25g: 50KB, kmax_at_25g: 200KB, pmax: 0.1}\n"
+      "  pfc: {enabled: false, quanta: 1000}\n"
+      "  dcqcn: {g: 1/16, rate_ai: 10Gbps, cnp_interval: 4us}\n"
+      "  lossy: {mode: selective, rto: 100us, ack_every: 4}\n"
+      "  switch: {buffer: 16MB, scheduler: dwrr}\n"
+      "  transport: rdma\n"
+      "  deadlock_timeout: 10ms\n"
+      "system:\n"
+      "  topology: single-switch\n"
+      "  ranks: 4\n"
+      "  link: {rate: 100Gbps, latency: 1us}\n"
+      "workload:\n"
+      "  collectives:\n"
+      "    - {op: all_reduce, size: 1MiB}\n";
+  Scenario s = load_scenario_text(text, "f.yaml");
+  CHECK(s.fabric == "packet");
+  REQUIRE(s.fabric_options.packet);
+  const packet::PacketConfig& c = *s.fabric_options.packet;
+  packet::PacketConfig roce = packet::packet_profile("roce");
+  CHECK(c.ecn.kmin_at_25g == Bytes(50'000));
+  CHECK(c.ecn.kmax_at_25g == Bytes(200'000));
+  CHECK(c.ecn.pmax == 0.1);
+  CHECK(c.ecn.enabled == roce.ecn.enabled);  // untouched keys keep the profile's value
+  CHECK_FALSE(c.pfc.enabled);
+  CHECK(c.pfc.quanta == 1000);
+  CHECK(c.dcqcn.g == 1.0 / 16);
+  CHECK(c.dcqcn.rate_ai == Bandwidth::gbps(10));
+  CHECK(c.dcqcn.cnp_interval == Time::us(4));
+  CHECK(c.dcqcn.byte_counter == roce.dcqcn.byte_counter);
+  CHECK(c.lossy.mode == packet::Retransmit::selective);
+  CHECK(c.lossy.rto == Time::us(100));
+  CHECK(c.lossy.ack_every == 4);
+  CHECK(c.switches.buffer == Bytes(16'000'000));
+  CHECK(c.switches.scheduler == packet::Scheduler::dwrr);
+  CHECK(c.transport == packet::Transport::rdma);
+  CHECK(c.deadlock_timeout == Time::ms(10));
+
+  // The scalar form and a map naming another model leave the packet configuration unset.
+  auto edited = [&](const std::string& from, const std::string& to) {
+    std::string bad = text;
+    bad.replace(bad.find(from), from.size(), to);
+    return bad;
+  };
+  const std::string fabric_block = text.substr(0, text.find("system:"));
+  Scenario flow = load_scenario_text(edited(fabric_block, "fabric: flow\n"), "f.yaml");
+  CHECK(flow.fabric == "flow");
+  CHECK_FALSE(flow.fabric_options.packet);
+  Scenario map_flow = load_scenario_text(edited(fabric_block, "fabric: {model: analytic}\n"), "f.yaml");
+  CHECK(map_flow.fabric == "analytic");
+  CHECK_FALSE(map_flow.fabric_options.packet);
+  Scenario defaults = load_scenario_text(edited(fabric_block, "fabric: {profile: ib}\n"), "f.yaml");
+  CHECK(defaults.fabric == "packet");  // a map configures the packet fabric unless it names another model
+  CHECK(defaults.fabric_options.packet->pfc.enabled == packet::packet_profile("ib").pfc.enabled);
+
+  auto error_of = [&](const std::string& from, const std::string& to) {
+    try {
+      load_scenario_text(edited(from, to), "f.yaml");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(error_of("profile: roce", "profile: rocky"),
+             Catch::StartsWith("f.yaml:3:12: packet: unknown profile 'rocky'"));
+  CHECK_THAT(error_of("model: packet", "model: packed"),
+             Catch::StartsWith("f.yaml:2:10: fabric: unknown model 'packed'"));
+  CHECK(error_of("kmin_at_25g: 50KB", "kmin: 50KB") == "f.yaml:4:9: unknown key 'kmin'");
+  CHECK(error_of("transport: rdma", "transprt: rdma") == "f.yaml:9:3: unknown key 'transprt'");
+  CHECK_THAT(error_of("pmax: 0.1", "pmax: high"), Catch::StartsWith("f.yaml:4:54: pmax: expected a number"));
+  CHECK_THAT(error_of("enabled: false", "enabled: nope"),
+             Catch::StartsWith("f.yaml:5:18: enabled: expected true or false"));
+  CHECK_THAT(error_of("quanta: 1000", "quanta: 70000"),
+             Catch::StartsWith("f.yaml:5:33: quanta: expected at most 65535"));
+  CHECK_THAT(error_of("scheduler: dwrr", "scheduler: wfq"),
+             Catch::StartsWith("f.yaml:8:37: scheduler: unknown value 'wfq'") && Catch::Contains("strict or dwrr"));
+  CHECK_THAT(error_of("mode: selective", "mode: sack"), Catch::Contains("go-back-n or selective"));
+  // validate() runs on the result; its message is placed at the fabric map.
+  CHECK_THAT(error_of("kmin_at_25g: 50KB", "kmin_at_25g: 500KB"), Catch::StartsWith("f.yaml:2:3: packet.ecn: kmin"));
+  CHECK_THAT(error_of(fabric_block, "fabric: {model: flow, pfc: {enabled: false}}\n"),
+             Catch::StartsWith("f.yaml:1:28: pfc: configures the packet fabric only (this one is model: flow)"));
 }

@@ -100,6 +100,44 @@ PathSet Router::paths(NodeIndex src, NodeIndex dst, uint32_t limit) {
   return out;
 }
 
+PathSet Router::variants(NodeIndex src, NodeIndex dst, uint64_t entropy, uint32_t limit) {
+  if (!crosses_network(src, dst)) return paths(src, dst, limit);
+  const std::vector<LinkId>& base = route(src, dst, entropy).links;
+  // The switch segment: from the first link that leaves a switch to the last that enters one.
+  size_t first = base.size(), last = 0;
+  for (size_t i = 0; i < base.size(); ++i) {
+    bool from_switch = switch_index_[topology_.link_source(base[i])] != kNoSwitch;
+    bool to_switch = switch_index_[topology_.link_target(base[i])] != kNoSwitch;
+    if (from_switch && to_switch) {
+      first = std::min(first, i);
+      last = i + 1;
+    }
+  }
+  if (first >= last) return {route(src, dst, entropy)};  // source and destination NICs share a leaf
+  NodeIndex from = topology_.link_source(base[first]);
+  NodeIndex toward = topology_.link_target(base[last - 1]);
+  PathSet out;
+  std::vector<LinkId> links(base.begin(), base.begin() + static_cast<std::ptrdiff_t>(first));
+  std::function<void(NodeIndex)> walk = [&](NodeIndex at) {
+    if (out.size() >= limit) return;
+    if (at == toward) {
+      std::vector<LinkId> full = links;
+      full.insert(full.end(), base.begin() + static_cast<std::ptrdiff_t>(last), base.end());
+      out.push_back(intern(std::move(full)));
+      return;
+    }
+    std::vector<LinkId> hops;
+    next_hops(at, toward, hops);
+    for (LinkId l : hops) {
+      links.push_back(l);
+      walk(topology_.link_target(l));
+      links.pop_back();
+    }
+  };
+  walk(from);
+  return out;
+}
+
 uint64_t Router::path_count(NodeIndex src, NodeIndex dst) {
   if (!crosses_network(src, dst)) return count_local(src, dst);
   NodeIndex egress = egress_gpu(src, dst);

@@ -56,6 +56,10 @@ class Router {
 
   // Up to `limit` distinct paths the router may give (src, dst), for inspection and tests.
   PathSet paths(NodeIndex src, NodeIndex dst, uint32_t limit = 64);
+  // The path route(src, dst, entropy) gives and its equal-cost variants through the switch network
+  // (same NICs, every shortest switch path; up to `limit`): the choices per-packet spraying and
+  // adaptive routing make. Inside a host or domain, the local path set.
+  PathSet variants(NodeIndex src, NodeIndex dst, uint64_t entropy, uint32_t limit = 64);
   // How many distinct equal-cost paths exist between src and dst (counted, not enumerated).
   uint64_t path_count(NodeIndex src, NodeIndex dst);
 

@@ -12,6 +12,9 @@ namespace weft {
 namespace {
 
 constexpr uint32_t kHostSegment = 4096;  // payload per packet on paths without network links
+// Spraying and adaptive routing choose among up to this many equal-cost switch paths per flow
+// (a k=16 fat-tree has 64 between pods).
+constexpr uint32_t kChoices = 64;
 
 bool network_link(LinkKind kind) { return kind == LinkKind::ethernet || kind == LinkKind::infiniband; }
 
@@ -84,9 +87,11 @@ TransferId PacketFabric::start(const Transfer& transfer, OnTransferDone on_done)
   }
   if (config_.lossy.mode == packet::Retransmit::selective && flow.reliable) flow.got.assign(flow.packets, false);
   if (router_.options().policy != RoutingPolicy::ecmp) {
-    uint64_t key = (static_cast<uint64_t>(transfer.src) << 32) | transfer.dst;
+    QueuePairId key{transfer.src, transfer.dst, transfer.entropy};  // the NICs follow the entropy
     auto it = spray_paths_.find(key);
-    if (it == spray_paths_.end()) it = spray_paths_.emplace(key, router_.paths(transfer.src, transfer.dst, 64)).first;
+    if (it == spray_paths_.end()) {
+      it = spray_paths_.emplace(key, router_.variants(transfer.src, transfer.dst, transfer.entropy, kChoices)).first;
+    }
     flow.spray = &it->second;
   }
   flow.queue_pair = queue_pair_of(transfer, path.links[0]);
@@ -269,7 +274,10 @@ void PacketFabric::receive_data(uint32_t p) {
     flow.nacked = flow.expected;
     send_control(pkt.flow, Kind::nack, flow.expected, 1);
   }
-  if (++flow.since_ack >= config_.lossy.ack_every || flow.expected == flow.packets) {
+  // A window-limited (DCTCP) sender needs every packet acknowledged, or a window smaller than the
+  // ack interval would stall until the timeout; rate-paced RDMA coalesces ack_every packets.
+  uint32_t every = flow.window ? 1 : config_.lossy.ack_every;
+  if (++flow.since_ack >= every || flow.expected == flow.packets) {
     send_control(pkt.flow, Kind::ack, flow.expected, static_cast<uint16_t>(std::min<uint32_t>(flow.echo, UINT16_MAX)));
     flow.since_ack = 0;
     flow.echo = 0;

@@ -146,6 +146,7 @@ void PacketFabric::enqueue(uint32_t port, uint32_t p) {
   Port& out = ports_[port];
   const Packet& pkt = packets_[p];
   out.queue[pkt.priority].push(p);
+  out.nonempty |= static_cast<uint8_t>(1u << pkt.priority);
   out.queued[pkt.priority] += wire_bytes(out, pkt);
   stats_.max_queue = std::max(stats_.max_queue, Bytes(out.queued[pkt.priority]));
   try_send(port);
@@ -161,19 +162,20 @@ bool PacketFabric::sendable(Port& port, uint8_t priority, uint32_t wire) {
 }
 
 bool PacketFabric::pick_queued(Port& port, uint32_t& packet) {
+  if (port.nonempty == 0) return false;
   auto ready = [&](int pr) {
-    return !port.queue[pr].empty() && sendable(port, static_cast<uint8_t>(pr), wire_bytes(port, packets_[port.queue[pr].front()]));
+    return (port.nonempty >> pr & 1) &&
+           sendable(port, static_cast<uint8_t>(pr), wire_bytes(port, packets_[port.queue[pr].front()]));
   };
-  if (ready(config_.control_priority)) {  // control (ACK, NACK, CNP) always first
-    packet = port.queue[config_.control_priority].pop();
+  auto take = [&](int pr) {
+    packet = port.queue[pr].pop();
+    if (port.queue[pr].empty()) port.nonempty &= static_cast<uint8_t>(~(1u << pr));
     return true;
-  }
+  };
+  if (ready(config_.control_priority)) return take(config_.control_priority);  // ACK, NACK, CNP first
   if (config_.switches.scheduler == packet::Scheduler::strict) {
     for (int pr = packet::kPriorities - 1; pr >= 0; --pr) {
-      if (ready(pr)) {
-        packet = port.queue[pr].pop();
-        return true;
-      }
+      if (ready(pr)) return take(pr);
     }
     return false;
   }
@@ -192,8 +194,7 @@ bool PacketFabric::pick_queued(Port& port, uint32_t& packet) {
     if (port.deficit[pr] >= wire) {
       port.deficit[pr] -= wire;
       port.rr = static_cast<uint8_t>(pr);
-      packet = port.queue[pr].pop();
-      return true;
+      return take(pr);
     }
   }
   return false;

@@ -103,6 +103,7 @@ class PacketFabric final : public Fabric {
     std::array<uint64_t, packet::kPriorities> ingress{};
     std::array<bool, packet::kPriorities> pausing{};
     std::array<uint64_t, packet::kPriorities> pause_level{};  // ingress bytes when the pause left
+    uint8_t nonempty = 0;           // bit p set when queue[p] holds packets
     std::vector<uint32_t> feeders;  // queue pairs whose packets start on this port
     uint32_t next_feeder = 0;
   };
@@ -112,7 +113,7 @@ class PacketFabric final : public Fabric {
     OnTransferDone on_done;
     TransferId id = 0;
     const Path* path = nullptr;
-    const PathSet* spray = nullptr;  // per-packet path choices (spray / adaptive routing)
+    const PathSet* spray = nullptr;  // per-packet path choices (adaptive routing)
     uint32_t queue_pair = 0;
     uint32_t segment = 0;            // payload bytes per packet
     uint32_t packets = 0;
@@ -213,7 +214,7 @@ class PacketFabric final : public Fabric {
   std::vector<uint32_t> free_flows_;
   std::vector<QueuePairState> queue_pairs_;
   std::unordered_map<QueuePairId, uint32_t, QueuePairIdHash> queue_pair_index_;
-  std::unordered_map<uint64_t, PathSet> spray_paths_;
+  std::unordered_map<QueuePairId, PathSet, QueuePairIdHash> spray_paths_;  // (src, dst, entropy) -> variants
   FabricStats stats_;
   TransferId next_id_ = 0;
   uint64_t in_network_ = 0;   // packets queued or on a wire

@@ -1,0 +1,294 @@
+#include "scenarios/traffic.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <numeric>
+
+#include "scenarios/yaml_reader.h"
+#include "sim/core/errors.h"
+#include "sim/core/rng.h"
+#include "topologies/routing.h"
+
+namespace weft {
+namespace {
+
+TrafficKind parse_kind(const YamlMap& m) {
+  std::string s = m.string("traffic");
+  if (s == "incast") return TrafficKind::incast;
+  if (s == "permutation") return TrafficKind::permutation;
+  if (s == "all_to_all") return TrafficKind::all_to_all;
+  if (s == "flows") return TrafficKind::flows;
+  throw ConfigError(fmt::format("{}: traffic: unknown pattern '{}' (expected incast, permutation, all_to_all or flows)",
+                                m.where("traffic"), s));
+}
+
+uint32_t read_rank(const YamlMap& m, const std::string& key, uint32_t ranks) {
+  uint64_t r = m.unsigned_integer(key);
+  if (r >= ranks) {
+    throw ConfigError(
+        fmt::format("{}: {}: rank {} is out of range (the system has ranks 0 to {})", m.where(key), key, r, ranks - 1));
+  }
+  return static_cast<uint32_t>(r);
+}
+
+Bytes read_flow_bytes(const YamlMap& m) {
+  Bytes b = m.bytes("bytes");
+  if (b.count() == 0) throw ConfigError(fmt::format("{}: bytes: expected a size above zero", m.where("bytes")));
+  return b;
+}
+
+uint8_t read_priority(const YamlMap& m) {
+  uint64_t p = m.unsigned_integer_or("priority", 0);
+  if (p >= packet::kPriorities) {
+    throw ConfigError(fmt::format("{}: priority: expected a traffic class 0 to {}, got {}", m.where("priority"),
+                                  packet::kPriorities - 1, p));
+  }
+  return static_cast<uint8_t>(p);
+}
+
+// Why rank r cannot be one more incast sender ("" when it can); `seen` has one entry per rank.
+std::string sender_problem(uint64_t r, uint32_t receiver, const std::vector<bool>& seen) {
+  if (r >= seen.size())
+    return fmt::format("rank {} is out of range (the system has ranks 0 to {})", r, seen.size() - 1);
+  if (r == receiver) return fmt::format("rank {} is the receiver", r);
+  if (seen[r]) return fmt::format("rank {} is listed twice", r);
+  return {};
+}
+
+// `senders: N` takes the first N ranks other than the receiver (ranks 1..N for receiver 0);
+// `senders: [..]` names them, in start order.
+std::vector<uint32_t> read_senders(const YamlMap& m, uint32_t receiver, uint32_t ranks) {
+  std::vector<uint32_t> out;
+  if (!m.is_list("senders")) {
+    uint64_t n = m.unsigned_integer("senders");
+    if (n < 1 || n >= ranks) {
+      throw ConfigError(fmt::format("{}: senders: expected 1 to {} (the ranks other than the receiver), got {}",
+                                    m.where("senders"), ranks - 1, n));
+    }
+    for (uint32_t r = 0; out.size() < n; ++r) {
+      if (r != receiver) out.push_back(r);
+    }
+    return out;
+  }
+  std::vector<bool> seen(ranks, false);
+  for (uint64_t r : m.unsigned_integers("senders")) {
+    std::string problem = sender_problem(r, receiver, seen);
+    if (!problem.empty()) throw ConfigError(fmt::format("{}: senders: {}", m.where("senders"), problem));
+    seen[r] = true;
+    out.push_back(static_cast<uint32_t>(r));
+  }
+  if (out.empty()) throw ConfigError(fmt::format("{}: senders: expected at least one rank", m.where("senders")));
+  return out;
+}
+
+FlowSpec read_flow(const YamlMap& m, uint32_t ranks) {
+  FlowSpec f;
+  f.src = read_rank(m, "src", ranks);
+  f.dst = read_rank(m, "dst", ranks);
+  if (f.src == f.dst) throw ConfigError(fmt::format("{}: dst: the same rank as src ({})", m.where("dst"), f.src));
+  f.bytes = read_flow_bytes(m);
+  f.start = m.time_or("start", Time());
+  f.priority = read_priority(m);
+  m.reject_unknown_keys();
+  return f;
+}
+
+// A uniformly random derangement: shuffle (Fisher-Yates) until no rank maps to itself. A shuffle
+// is a derangement with probability about 1/e (Montmort), so ~2.7 shuffles are expected.
+std::vector<uint32_t> derangement(uint32_t n, Rng& rng) {
+  std::vector<uint32_t> p(n);
+  for (;;) {
+    std::iota(p.begin(), p.end(), 0u);
+    for (uint32_t i = n - 1; i > 0; --i) std::swap(p[i], p[rng.uniform_below(i + 1)]);
+    bool fixed_point = false;
+    for (uint32_t i = 0; i < n; ++i) fixed_point |= p[i] == i;
+    if (!fixed_point) return p;
+  }
+}
+
+// For specs built in code rather than read from YAML: the same checks, without a location.
+void check_flows(const std::vector<FlowSpec>& flows, uint32_t ranks) {
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const FlowSpec& f = flows[i];
+    if (f.src >= ranks || f.dst >= ranks || f.src == f.dst || f.bytes.count() == 0 ||
+        f.priority >= packet::kPriorities) {
+      throw ConfigError(
+          fmt::format("traffic: flow {} ({} -> {}, {} bytes, priority {}) is not a flow between two "
+                      "distinct ranks below {} of at least one byte at a priority below {}",
+                      i, f.src, f.dst, f.bytes.count(), f.priority, ranks, packet::kPriorities));
+    }
+  }
+}
+
+template <typename T>
+T nearest_rank(const std::vector<T>& sorted, uint64_t percent) {
+  uint64_t rank = std::max<uint64_t>(1, (percent * sorted.size() + 99) / 100);  // ceil(p * n / 100)
+  return sorted[rank - 1];
+}
+
+}  // namespace
+
+std::string_view to_string(TrafficKind kind) {
+  switch (kind) {
+    case TrafficKind::incast:
+      return "incast";
+    case TrafficKind::permutation:
+      return "permutation";
+    case TrafficKind::all_to_all:
+      return "all_to_all";
+    case TrafficKind::flows:
+      return "flows";
+  }
+  return "?";
+}
+
+TrafficSpec read_traffic(const YamlMap& w, uint32_t ranks) {
+  TrafficSpec t;
+  t.where = w.where("traffic");
+  t.kind = parse_kind(w);
+  if (ranks < 2) {
+    throw ConfigError(fmt::format("{}: traffic: needs at least 2 ranks, the system has {}", t.where, ranks));
+  }
+  if (t.kind == TrafficKind::flows) {
+    for (const YamlMap& item : w.list_of_maps("flows")) t.flows.push_back(read_flow(item, ranks));
+    if (t.flows.empty()) throw ConfigError(fmt::format("{}: flows: expected at least one flow", w.where("flows")));
+    return t;
+  }
+  t.bytes = read_flow_bytes(w);
+  t.start = w.time_or("start", Time());
+  t.priority = read_priority(w);
+  if (t.kind == TrafficKind::incast) {
+    t.receiver = w.has("receiver") ? read_rank(w, "receiver", ranks) : 0;
+    t.senders = read_senders(w, t.receiver, ranks);
+    t.stagger = w.time_or("stagger", Time());
+  }
+  if (t.kind == TrafficKind::permutation && w.has("seed")) t.seed = w.unsigned_integer("seed");
+  return t;
+}
+
+std::vector<FlowSpec> make_traffic(const TrafficSpec& spec, uint32_t ranks, uint64_t seed) {
+  std::vector<FlowSpec> flows;
+  switch (spec.kind) {
+    case TrafficKind::incast:
+      for (size_t k = 0; k < spec.senders.size(); ++k) {
+        Time start = spec.start + spec.stagger * static_cast<int64_t>(k);
+        flows.push_back({spec.senders[k], spec.receiver, spec.bytes, start, spec.priority});
+      }
+      break;
+    case TrafficKind::permutation: {
+      if (ranks < 2) throw ConfigError("traffic: a permutation needs at least 2 ranks");
+      Rng rng(spec.seed.value_or(seed), "traffic.permutation");
+      std::vector<uint32_t> to = derangement(ranks, rng);
+      for (uint32_t r = 0; r < ranks; ++r) flows.push_back({r, to[r], spec.bytes, spec.start, spec.priority});
+      break;
+    }
+    case TrafficKind::all_to_all:
+      flows.reserve(static_cast<size_t>(ranks) * (ranks > 0 ? ranks - 1 : 0));
+      for (uint32_t s = 0; s < ranks; ++s) {
+        for (uint32_t d = 0; d < ranks; ++d) {
+          if (s != d) flows.push_back({s, d, spec.bytes, spec.start, spec.priority});
+        }
+      }
+      break;
+    case TrafficKind::flows:
+      flows = spec.flows;
+      break;
+  }
+  check_flows(flows, ranks);
+  return flows;
+}
+
+namespace {
+
+// One run: owns the simulation objects and the completion times the callbacks write.
+struct TrafficRun {
+  TrafficRun(const std::vector<FlowSpec>& f, const Topology& topology, const std::string& fabric_name,
+             const FabricOptions& options, uint64_t seed)
+      : flows(f),
+        gpus(topology.gpus()),
+        router(topology, RouterOptions{.seed = seed}),
+        fabric(make_fabric(fabric_name, engine, router, recorder, options)),
+        done(f.size(), Time::max()) {}
+
+  void start(uint32_t i) {
+    const FlowSpec& f = flows[i];
+    Transfer t{gpus[f.src], gpus[f.dst], f.bytes, f.priority, /*entropy=*/i, /*tag=*/i};
+    fabric->start(t, [this, i] {
+      done[i] = engine.now();
+      ++completed;
+    });
+  }
+
+  FlowOutcome outcome(uint32_t i) {
+    const FlowSpec& f = flows[i];
+    const Path& path = router.route(gpus[f.src], gpus[f.dst], i);  // the path the fabric gave this flow
+    Time ideal = path.latency + transmit_time(f.bytes, path.bottleneck);
+    Time fct = done[i] - f.start;
+    double slowdown = ideal.ps() > 0 ? static_cast<double>(fct.ps()) / static_cast<double>(ideal.ps()) : 1.0;
+    return {f, fct, ideal, slowdown};
+  }
+
+  const std::vector<FlowSpec>& flows;
+  const std::vector<NodeIndex>& gpus;
+  Engine engine;
+  Router router;
+  Recorder recorder;  // nobody listens: the FCTs are taken from the completion callbacks
+  std::unique_ptr<Fabric> fabric;
+  std::vector<Time> done;  // arrival of each flow's last byte; Time::max() until then
+  size_t completed = 0;
+};
+
+}  // namespace
+
+TrafficResult run_traffic(const std::vector<FlowSpec>& flows, const Topology& topology, const std::string& fabric,
+                          const FabricOptions& options, uint64_t seed) {
+  check_flows(flows, static_cast<uint32_t>(topology.gpus().size()));
+  TrafficRun run(flows, topology, fabric, options, seed);
+  for (uint32_t i = 0; i < flows.size(); ++i) run.engine.schedule_at(flows[i].start, [&run, i] { run.start(i); });
+  run.fabric->run(run.engine);
+  TrafficResult result;
+  result.fabric = run.fabric->stats();
+  result.events = run.engine.events_processed();
+  if (run.completed != flows.size()) {
+    throw ModelError(fmt::format("traffic: {} of {} flows never completed on the {} fabric{}",
+                                 flows.size() - run.completed, flows.size(), fabric,
+                                 result.fabric.deadlocked ? " (it reports a PFC deadlock)" : ""));
+  }
+  result.flows.reserve(flows.size());
+  for (uint32_t i = 0; i < flows.size(); ++i) result.flows.push_back(run.outcome(i));
+  result.summary = summarize(result.flows);
+  return result;
+}
+
+FctSummary summarize(const std::vector<FlowOutcome>& flows) {
+  FctSummary s;
+  s.flows = flows.size();
+  if (flows.empty()) return s;
+  std::vector<Time> fct;
+  std::vector<double> slowdown;
+  Time first = Time::max();
+  Time last;
+  double slowdown_sum = 0;
+  for (const FlowOutcome& f : flows) {
+    fct.push_back(f.fct);
+    slowdown.push_back(f.slowdown);
+    slowdown_sum += f.slowdown;
+    s.bytes += f.flow.bytes;
+    first = std::min(first, f.flow.start);
+    last = std::max(last, f.flow.start + f.fct);
+  }
+  std::sort(fct.begin(), fct.end());
+  std::sort(slowdown.begin(), slowdown.end());
+  s.min = fct.front();
+  s.median = nearest_rank(fct, 50);
+  s.p99 = nearest_rank(fct, 99);
+  s.max = fct.back();
+  s.mean_slowdown = slowdown_sum / static_cast<double>(flows.size());
+  s.p99_slowdown = nearest_rank(slowdown, 99);
+  s.makespan = last - first;
+  double seconds = s.makespan.seconds();
+  s.goodput_Gbps = seconds > 0 ? static_cast<double>(s.bytes.bits()) / seconds / 1e9 : 0.0;
+  return s;
+}
+
+}  // namespace weft
