@@ -84,6 +84,36 @@ std::string counters_table(const FabricStats& f) {
 
 constexpr const char* kFctHead = "{:>8} {:>12} {:>12} {:>12} {:>12} {:>13} {:>12} {:>13} {:>13}\n";
 
+// The most paused (then most queued) links, for the table; all of them go to JSON.
+std::string links_table(const std::vector<LinkSummary>& links) {
+  if (links.empty()) return "";
+  std::string out = "# links, most paused first (top 5)\n";
+  out += fmt::format("{:<28} {:>10} {:>12} {:>10} {:>8} {:>8} {:>12}\n", "link", "packets", "max_queue(B)", "ecn_marks",
+                     "drops", "pauses", "paused(us)");
+  for (size_t i = 0; i < std::min<size_t>(5, links.size()); ++i) {
+    const LinkStats& l = links[i].stats;
+    out += fmt::format("{:<28} {:>10} {:>12} {:>10} {:>8} {:>8} {:>12.3f}\n", links[i].name, l.packets,
+                       l.max_queue.count(), l.ecn_marks, l.drops, l.pauses, l.paused.microseconds());
+  }
+  return out;
+}
+
+Json links_json(const std::vector<LinkSummary>& links) {
+  Json out = Json::array();
+  for (const LinkSummary& s : links) {
+    const LinkStats& l = s.stats;
+    out.push_back(Json{{"link", s.name},
+                       {"packets", l.packets},
+                       {"wire_bytes", l.wire.count()},
+                       {"max_queue_bytes", l.max_queue.count()},
+                       {"ecn_marks", l.ecn_marks},
+                       {"drops", l.drops},
+                       {"pauses", l.pauses},
+                       {"paused_us", l.paused.microseconds()}});
+  }
+  return out;
+}
+
 std::string traffic_json(const ScenarioResult& result) {
   const Scenario& s = result.scenario;
   const TrafficResult& t = *result.traffic;
@@ -96,6 +126,7 @@ std::string traffic_json(const ScenarioResult& result) {
          {"traffic", to_string(s.traffic->kind)},
          {"summary", summary_json(t.summary)},
          {"counters", counters_json(t.fabric)},
+         {"links", links_json(t.links)},
          {"flows", Json::array()}};
   for (const FlowOutcome& f : t.flows) {
     j["flows"].push_back(Json{{"src", f.flow.src},
@@ -131,7 +162,7 @@ std::string traffic_table(const ScenarioResult& result) {
   out += fmt::format("{:>8} {:>12.3f} {:>12.3f} {:>12.3f} {:>12.3f} {:>13.3f} {:>12.3f} {:>13.3f} {:>13.3f}\n", m.flows,
                      m.min.microseconds(), m.median.microseconds(), m.p99.microseconds(), m.max.microseconds(),
                      m.mean_slowdown, m.p99_slowdown, m.makespan.microseconds(), m.goodput_Gbps);
-  return out + counters_table(result.traffic->fabric);
+  return out + counters_table(result.traffic->fabric) + links_table(result.traffic->links);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <tuple>
 #include <numeric>
 
 #include "scenarios/yaml_reader.h"
@@ -254,6 +255,14 @@ TrafficResult run_traffic(const std::vector<FlowSpec>& flows, const Topology& to
                                  flows.size() - run.completed, flows.size(), fabric,
                                  result.fabric.deadlocked ? " (it reports a PFC deadlock)" : ""));
   }
+  for (const LinkStats& l : run.fabric->link_stats()) {
+    std::string name = fmt::format("{}->{}", topology.node(topology.link_source(l.link)).name,
+                                   topology.node(topology.link_target(l.link)).name);
+    result.links.push_back({std::move(name), l});
+  }
+  std::stable_sort(result.links.begin(), result.links.end(), [](const LinkSummary& a, const LinkSummary& b) {
+    return std::tie(b.stats.paused, b.stats.max_queue) < std::tie(a.stats.paused, a.stats.max_queue);
+  });
   result.flows.reserve(flows.size());
   for (uint32_t i = 0; i < flows.size(); ++i) result.flows.push_back(run.outcome(i));
   result.summary = summarize(result.flows);

@@ -69,10 +69,17 @@ struct FctSummary {
   double goodput_Gbps = 0;  // bytes * 8 / makespan, in 1e9 bit/s
 };
 
+// One link's counters with its name ("leaf0->spine1"), for reports.
+struct LinkSummary {
+  std::string name;
+  LinkStats stats;
+};
+
 struct TrafficResult {
   std::vector<FlowOutcome> flows;  // in the order given
   FctSummary summary;
   FabricStats fabric;
+  std::vector<LinkSummary> links;  // links that carried packets (packet fabric), most paused first
   uint64_t events = 0;  // engine events processed
 };
 

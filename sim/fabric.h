@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "sim/core/engine.h"
 #include "sim/core/inline_function.h"
 #include "sim/core/recorder.h"
 #include "sim/core/units.h"
+#include "topologies/topology.h"
 
 namespace weft {
 
@@ -45,12 +47,26 @@ struct FabricStats {
   bool deadlocked = false;       // PFC pauses formed a cycle and nothing could move
 };
 
+// Per directed link (packet-level models; the others report none).
+struct LinkStats {
+  LinkId link = 0;
+  uint64_t packets = 0;      // packets (data and control) that crossed it
+  Bytes wire;                // bytes on the wire, headers included
+  uint64_t ecn_marks = 0;    // packets marked at its egress queue
+  uint64_t drops = 0;        // packets that crossed it and were dropped at its far end
+  uint64_t pauses = 0;       // PFC pause frames its sender received
+  Time paused;               // time its sender spent paused (all priorities)
+  Bytes max_queue;           // deepest egress queue (one priority)
+};
+
 class Fabric {
  public:
   virtual ~Fabric() = default;
   virtual std::string_view name() const = 0;
   virtual TransferId start(const Transfer& transfer, OnTransferDone on_done) = 0;
   virtual FabricStats stats() const = 0;
+  // Links that carried traffic, for per-link summaries; empty for models without per-link state.
+  virtual std::vector<LinkStats> link_stats() const { return {}; }
   // Runs the simulation to its end. Fabrics with a clock of their own (SimGrid) interleave it with
   // the engine's; the others just run the engine.
   virtual void run(Engine& engine) { engine.run(); }

@@ -31,11 +31,20 @@ struct CollectiveRecord {
   uint64_t transfers;
 };
 
+// The bytes waiting in one egress queue at one instant (packet-level fabrics, when sampling is on).
+struct QueueSample {
+  Time at;
+  uint32_t link;     // LinkId
+  uint8_t priority;
+  Bytes queued;
+};
+
 class RecorderSink {
  public:
   virtual ~RecorderSink() = default;
   virtual void on_transfer_done(const TransferRecord&) {}
   virtual void on_collective_done(const CollectiveRecord&) {}
+  virtual void on_queue_sample(const QueueSample&) {}
 };
 
 // Keeps every record in memory: for tests and the Python bindings.
@@ -43,9 +52,11 @@ class MemorySink : public RecorderSink {
  public:
   void on_transfer_done(const TransferRecord& r) override { transfers.push_back(r); }
   void on_collective_done(const CollectiveRecord& r) override { collectives.push_back(r); }
+  void on_queue_sample(const QueueSample& r) override { queue_samples.push_back(r); }
 
   std::vector<TransferRecord> transfers;
   std::vector<CollectiveRecord> collectives;
+  std::vector<QueueSample> queue_samples;
 };
 
 class Recorder {
@@ -59,6 +70,9 @@ class Recorder {
   }
   void on_collective_done(const CollectiveRecord& r) {
     for (RecorderSink* s : sinks_) s->on_collective_done(r);
+  }
+  void on_queue_sample(const QueueSample& r) {
+    for (RecorderSink* s : sinks_) s->on_queue_sample(r);
   }
 
  private:

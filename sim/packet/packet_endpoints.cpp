@@ -97,6 +97,10 @@ TransferId PacketFabric::start(const Transfer& transfer, OnTransferDone on_done)
   flow.queue_pair = queue_pair_of(transfer, path.links[0]);
   queue_pairs_[flow.queue_pair].flows.push_back(f);
   arm_watchdog();
+  if (config_.queue_sample_interval > Time() && recorder_.active() && !sampling_) {
+    sampling_ = true;
+    engine_.schedule_at(engine_.now(), [this] { sample_queues(); });
+  }
   try_send(path.links[0]);
   return flow.id;
 }

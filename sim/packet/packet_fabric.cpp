@@ -139,6 +139,31 @@ uint64_t PacketFabric::queued_bytes(LinkId link) const {
   return sum;
 }
 
+std::vector<LinkStats> PacketFabric::link_stats() const {
+  std::vector<LinkStats> out;
+  for (const Port& p : ports_) {
+    if (p.counters.packets == 0) continue;
+    out.push_back(p.counters);
+    out.back().link = p.link;
+  }
+  return out;
+}
+
+// Every queue_sample_interval while transfers are open: each non-empty egress queue to the Recorder.
+void PacketFabric::sample_queues() {
+  sampling_ = false;
+  if (stats_.transfers_done == stats_.transfers_started) return;
+  for (const Port& p : ports_) {
+    for (int pr = 0; pr < packet::kPriorities; ++pr) {
+      if (p.queued[pr] > 0) {
+        recorder_.on_queue_sample({engine_.now(), p.link, static_cast<uint8_t>(pr), Bytes(p.queued[pr])});
+      }
+    }
+  }
+  sampling_ = true;
+  engine_.schedule_at(engine_.now() + config_.queue_sample_interval, [this] { sample_queues(); });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Egress: scheduling and transmission
 
@@ -149,6 +174,7 @@ void PacketFabric::enqueue(uint32_t port, uint32_t p) {
   out.nonempty |= static_cast<uint8_t>(1u << pkt.priority);
   out.queued[pkt.priority] += wire_bytes(out, pkt);
   stats_.max_queue = std::max(stats_.max_queue, Bytes(out.queued[pkt.priority]));
+  out.counters.max_queue = std::max(out.counters.max_queue, Bytes(out.queued[pkt.priority]));
   try_send(port);
 }
 
@@ -254,11 +280,14 @@ void PacketFabric::transmit(uint32_t port_index, uint32_t p) {
                          config_.ecn.pmax, rng_)) {
       pkt.ecn = true;
       ++stats_.ecn_marks;
+      ++port.counters.ecn_marks;
     }
   }
   pkt.in_link = port.link;
   port.busy = true;
   ++stats_.packet_hops;
+  ++port.counters.packets;
+  port.counters.wire += Bytes(wire);
   last_progress_ = engine_.now();
   Time serialised = engine_.now() + transmit_time(Bytes(wire), Bandwidth::bps(port.rate));
   engine_.schedule_at(serialised, [this, port_index] {
@@ -280,6 +309,7 @@ void PacketFabric::arrive(uint32_t p) {
   }
   if (!admit(p, node)) {
     ++stats_.drops;
+    ++ports_[pkt.in_link].counters.drops;
     if (check_ && ports_[pkt.in_link].control != Control::lossy) {
       throw InvariantError(fmt::format("packet fabric: lossless link {} dropped a packet", pkt.in_link));
     }
@@ -370,15 +400,19 @@ void PacketFabric::pause_arrived(LinkId link, uint8_t priority, Time until) {
   bool paused = port.paused_until[priority] > now;
   if (!paused) {
     // A previous pause that ran out of quanta: count it, then start anew.
-    stats_.paused_time += port.paused_until[priority] - port.paused_since[priority];
+    Time expired = port.paused_until[priority] - port.paused_since[priority];
+    stats_.paused_time += expired;
+    port.counters.paused += expired;
     port.paused_since[priority] = now;
     port.paused_until[priority] = now;
   }
   if (until > now) {
+    ++port.counters.pauses;
     port.paused_until[priority] = until;
     return;
   }
   stats_.paused_time += now - port.paused_since[priority];  // resume
+  port.counters.paused += now - port.paused_since[priority];
   port.paused_since[priority] = now;
   port.paused_until[priority] = now;
   try_send(link);

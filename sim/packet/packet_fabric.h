@@ -39,6 +39,7 @@ class PacketFabric final : public Fabric {
   std::string_view name() const override { return "packet"; }
   TransferId start(const Transfer& transfer, OnTransferDone on_done) override;
   FabricStats stats() const override;
+  std::vector<LinkStats> link_stats() const override;
   // Runs the engine; throws ModelError when transfers are left that can never finish.
   void run(Engine& engine) override;
 
@@ -104,6 +105,7 @@ class PacketFabric final : public Fabric {
     std::array<bool, packet::kPriorities> pausing{};
     std::array<uint64_t, packet::kPriorities> pause_level{};  // ingress bytes when the pause left
     uint8_t nonempty = 0;           // bit p set when queue[p] holds packets
+    LinkStats counters;             // per-link summary (link_stats)
     std::vector<uint32_t> feeders;  // queue pairs whose packets start on this port
     uint32_t next_feeder = 0;
   };
@@ -194,6 +196,8 @@ class PacketFabric final : public Fabric {
   void retire_sender(uint32_t f);
   void wake_queue_pair(uint32_t qp);
 
+  void sample_queues();
+
   // packet_deadlock.cpp: the watchdog
   void arm_watchdog();
   void watchdog();
@@ -220,6 +224,7 @@ class PacketFabric final : public Fabric {
   uint64_t in_network_ = 0;   // packets queued or on a wire
   Time last_progress_;
   bool watchdog_armed_ = false;
+  bool sampling_ = false;     // a queue-sampling event is pending
 };
 
 }  // namespace weft
