@@ -28,6 +28,7 @@ struct CollectiveArgs {
   uint64_t seed = 1;
   std::string format = "table";
   bool pxn = false;
+  std::string routing = "ecmp";
   SystemArgs system;
 };
 
@@ -43,6 +44,7 @@ void run(const CollectiveArgs& a) {
   spec.ring.channels = a.channels;
   spec.ring.chunk = parse_bytes(a.chunk, "--chunk");
   spec.pxn = a.pxn;
+  spec.routing = parse_routing_policy(a.routing);
   OutputFormat format = parse_output_format(a.format);
   find_fabric(a.fabric);
   bool catalogue = !a.system.system.empty();
@@ -74,6 +76,8 @@ Action add_collective_command(CLI::App& app) {
       ->check(CLI::Range(uint64_t{2}, uint64_t{1} << 20));
   cmd->add_option("--fabric", args->fabric, "Network model: " + fabric_names())->capture_default_str();
   add_system_options(cmd, args->system);
+  cmd->add_option("--routing", args->routing, "ecmp | spray | adaptive (per packet: needs --fabric packet)")
+      ->capture_default_str();
   cmd->add_flag("--pxn", args->pxn, "Inter-node sends go over NVLink to the GPU on the destination's rail first (NCCL PXN)");
   cmd->add_option("--channels,-c", args->channels, "Rings run in parallel, each with 1/C of the buffer")->capture_default_str()
       ->check(CLI::Range(1u, 64u));

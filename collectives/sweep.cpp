@@ -35,6 +35,7 @@ std::vector<SweepRow> sweep_collective(const SweepSpec& spec, const Topology& to
                                   spec.max_bytes.count()));
   }
   SimulationOptions options{spec.fabric, spec.seed, {}, nullptr, spec.pxn};
+  options.fabric_options.routing = spec.routing;
   std::vector<SweepRow> rows;
   size_t sizes = 0;
   for (uint64_t size = spec.min_bytes.count(); size <= spec.max_bytes.count(); size *= spec.factor) ++sizes;

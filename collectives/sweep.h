@@ -21,6 +21,7 @@ struct SweepSpec {
   std::string fabric = "flow";
   uint64_t seed = 1;
   bool pxn = false;
+  RoutingPolicy routing = RoutingPolicy::ecmp;
 };
 
 struct SweepRow {

@@ -217,12 +217,19 @@ void read_fabric(const YamlMap& top, Scenario& s) {
     throw ConfigError(fmt::format("{}: {}", map_form ? m->where("model") : top.where("fabric"), e.what()));
   }
   if (!map_form) return;
+  if (m->has("routing")) {
+    try {
+      s.fabric_options.routing = parse_routing_policy(m->string("routing"));
+    } catch (const ConfigError& e) {
+      throw ConfigError(fmt::format("{}: {}", m->where("routing"), e.what()));
+    }
+  }
   if (s.fabric == "packet") {
     s.fabric_options.packet = std::make_shared<const packet::PacketConfig>(read_packet_config(*m));
     return;
   }
   for (const std::string& key : m->keys()) {
-    if (key == "model") continue;
+    if (key == "model" || key == "routing") continue;
     throw ConfigError(
         fmt::format("{}: {}: configures the packet fabric only (this one is model: {})", m->where(key), key, s.fabric));
   }

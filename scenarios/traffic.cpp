@@ -207,7 +207,7 @@ struct TrafficRun {
              const FabricOptions& options, uint64_t seed)
       : flows(f),
         gpus(topology.gpus()),
-        router(topology, RouterOptions{.seed = seed}),
+        router(topology, RouterOptions{.seed = seed, .policy = options.routing}),
         fabric(make_fabric(fabric_name, engine, router, recorder, options)),
         done(f.size(), Time::max()) {}
 

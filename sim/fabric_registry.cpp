@@ -14,11 +14,23 @@
 namespace weft {
 namespace {
 
-std::unique_ptr<Fabric> make_analytic(Engine& e, Router& r, Recorder& rec, const FabricOptions&) {
+void require_ecmp(std::string_view fabric, const FabricOptions& o);
+
+std::unique_ptr<Fabric> make_analytic(Engine& e, Router& r, Recorder& rec, const FabricOptions& o) {
+  require_ecmp("analytic", o);
   return std::make_unique<AnalyticFabric>(e, r, rec);
 }
 
+// Whole-flow models cannot spray packets: say so instead of quietly routing by ECMP.
+void require_ecmp(std::string_view fabric, const FabricOptions& o) {
+  if (o.routing != RoutingPolicy::ecmp) {
+    throw ConfigError(fmt::format("routing {} sends each packet its own way: it needs the packet fabric, not {}",
+                                  to_string(o.routing), fabric));
+  }
+}
+
 std::unique_ptr<Fabric> make_flow(Engine& e, Router& r, Recorder& rec, const FabricOptions& o) {
+  require_ecmp("flow", o);
   return std::make_unique<FlowFabric>(e, r, rec, FlowFabricConfig{o.check_invariants});
 }
 
@@ -28,7 +40,8 @@ std::unique_ptr<Fabric> make_packet(Engine& e, Router& r, Recorder& rec, const F
 }
 
 #ifdef WEFT_HAVE_SIMGRID
-std::unique_ptr<Fabric> make_simgrid(Engine& e, Router& r, Recorder& rec, const FabricOptions&) {
+std::unique_ptr<Fabric> make_simgrid(Engine& e, Router& r, Recorder& rec, const FabricOptions& o) {
+  require_ecmp("simgrid", o);
   return std::make_unique<SimGridFabric>(e, r, rec);
 }
 #endif

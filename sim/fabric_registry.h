@@ -16,6 +16,9 @@ struct FabricOptions {
   bool check_invariants = false;  // flow, packet: re-check invariants as the run goes
   // packet: the configuration (validated by the fabric); null = packet_profile("roce").
   std::shared_ptr<const packet::PacketConfig> packet;
+  // How switches spread traffic over equal-cost paths: flow-level fabrics route whole flows
+  // (ecmp); the packet fabric also sprays packets or routes them adaptively.
+  RoutingPolicy routing = RoutingPolicy::ecmp;
 };
 
 struct FabricEntry {

@@ -57,6 +57,11 @@ expect_ok collective-set 'pcie-4090x8 x1 nodes, 4 ranks' "$weft" collective --sy
 expect_ok run-system 'all_gather' "$weft" run "$source_dir/scenarios/dgx-h100-2nodes.yaml"
 expect_ok simgrid-one-size '"fabric": "simgrid"' "$weft" collective --fabric simgrid -b 4M -e 4M --ranks 8 --format json
 expect_error simgrid-sweep 'one simulation per process.*3 sizes; give -b and -e the same size' "$weft" collective --fabric simgrid -b 1M -e 4M
+expect_ok packet-collective '"fabric": "packet"' "$weft" collective --fabric packet --ranks 4 -b 1M -e 4M --format json
+expect_ok packet-spray 'busbw' "$weft" collective --system dgx-h100 --nodes 2 --fabric packet --routing spray -b 4M -e 4M
+expect_ok packet-incast 'paused|ecn_marks' "$weft" run "$source_dir/scenarios/incast-roce.yaml"
+expect_error spray-needs-packet 'needs the packet fabric' "$weft" collective --routing spray -b 1M -e 1M
+expect_error bad-routing 'ecmp, spray or adaptive' "$weft" collective --fabric packet --routing random -b 1M -e 1M
 expect_error unknown-system "did you mean 'dgx-h100'" "$weft" topo dgx-h10
 expect_error bad-set 'pcie_lanes = 0; expected 1, 2, 4, 8 or 16' "$weft" topo pcie-4090x8 --set node.pcie_lanes=0
 expect_error bad-set-key "did you mean 'node.nics'" "$weft" collective --system dgx-h100 --set node.nic=cx7 --set node.nicks=4
