@@ -343,3 +343,29 @@ TEST_CASE("packet: DCTCP over lossy Ethernet delivers an incast", "[packet]") {
   CHECK(r.stats.pause_frames == 0);
   CHECK(seconds(r.makespan) < 2.0 * 8e6 * 8 / (25e9 * 1024 / 1106));
 }
+
+TEST_CASE("packet: queue samples and per-link counters reach the caller", "[packet]") {
+  Topology t = single_switch(5, roce(100, 4096, Time::us(1)));
+  packet::PacketConfig config = packet::packet_profile("roce-paper");
+  config.queue_sample_interval = Time::us(10);
+  Engine engine;
+  Router router(t, 1);
+  Recorder recorder;
+  MemorySink sink;
+  recorder.add_sink(sink);
+  PacketFabric fabric(engine, router, recorder, config, true);
+  for (int i = 1; i <= 4; ++i) fabric.start({t.gpus()[i], t.gpus()[0], Bytes(2'000'000), 0, uint64_t(i), 0}, [] {});
+  fabric.run(engine);
+  // 4 x 2 MB into one 100 Gb/s port: the switch's port to gpu0 queues, and is sampled every 10 us.
+  REQUIRE_FALSE(sink.queue_samples.empty());
+  LinkId down = router.route(t.gpus()[1], t.gpus()[0], 1).links[1];
+  bool sampled = false;
+  for (const QueueSample& s : sink.queue_samples) sampled |= s.link == down && s.queued > Bytes();
+  CHECK(sampled);
+  CHECK(sink.transfers.size() == 4);
+  uint64_t packets_down = 0;
+  for (const LinkStats& l : fabric.link_stats()) {
+    if (l.link == down) packets_down = l.packets;
+  }
+  CHECK(packets_down == 4 * ((2'000'000 + 4095) / 4096));  // every data packet crossed it once
+}
