@@ -26,9 +26,11 @@ ScheduleExecutor::ScheduleExecutor(Engine& engine, Fabric& fabric, const Schedul
   for (uint32_t s = 0; s < n; ++s) {
     total_steps_[s] = step_count(schedule.streams[s]);
     for (const StepRun& r : schedule.streams[s].runs) {
-      if (r.wait_stream < 0) continue;
-      auto& list = waiting[static_cast<size_t>(r.wait_stream)];
-      if (list.empty() || list.back() != s) list.push_back(s);
+      for (int32_t target : {r.wait_stream, r.also_wait_stream}) {
+        if (target < 0) continue;
+        auto& list = waiting[static_cast<size_t>(target)];
+        if (list.empty() || list.back() != s) list.push_back(s);
+      }
     }
   }
   dependent_offset_.assign(1, 0);
@@ -73,6 +75,7 @@ void ScheduleExecutor::issue(uint32_t s, const StepRun& run, uint64_t index) {
   }
   const Stream& stream = schedule_.streams[s];
   Transfer t{rank_nodes_[stream.rank], rank_nodes_[run.peer], run.bytes, 0, s, index};
+  t.max_rate = schedule_.channel_rate.bps();
   fabric_.start(t, on_done);
 }
 

@@ -18,7 +18,9 @@ enum class StepKind : uint8_t {
 };
 
 // `count` consecutive, identical steps. Step k of the stream (absolute index) additionally waits for
-// step k + wait_offset of stream `wait_stream` to be done, when that index is not negative.
+// step k + wait_offset of stream `wait_stream` to be done, when that index is not negative, and likewise
+// for the second pair: a join, such as a tree node that forwards chunk c once both children's chunk c
+// arrived (more inputs chain through zero-duration local steps).
 struct StepRun {
   uint32_t count = 1;
   StepKind kind = StepKind::send;
@@ -27,6 +29,8 @@ struct StepRun {
   Time duration;
   int32_t wait_stream = -1;  // -1: no cross-stream dependency
   int32_t wait_offset = 0;
+  int32_t also_wait_stream = -1;  // -1: no second dependency
+  int32_t also_wait_offset = 0;
 };
 
 struct Stream {
@@ -42,6 +46,9 @@ struct Schedule {
   // Steps a stream may have issued but not finished (NCCL's FIFO slots: NCCL_STEPS / chunkSteps).
   // Step k starts only when step k - max_in_flight is done. 1 = strict lockstep.
   uint32_t max_in_flight = 1;
+  // The most one stream (an NCCL channel: one thread block) can copy, bit/s; 0 = only the links
+  // limit it. Every send of the stream carries it as Transfer::max_rate.
+  Bandwidth channel_rate;
   std::vector<Stream> streams;
 };
 

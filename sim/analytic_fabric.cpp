@@ -15,7 +15,9 @@ TransferId AnalyticFabric::start(const Transfer& transfer, OnTransferDone on_don
   Time drained = engine_.now();
   if (!path.links.empty() && transfer.bytes.count() > 0) {
     Time& free_at = sender_free_at_[{transfer.src, transfer.entropy}];
-    drained = std::max(drained, free_at) + transmit_time(transfer.bytes, path.bottleneck);
+    Bandwidth rate = path.bottleneck;
+    if (transfer.max_rate > 0) rate = std::min(rate, Bandwidth::bps(transfer.max_rate));
+    drained = std::max(drained, free_at) + transmit_time(transfer.bytes, rate);
     free_at = drained;
   }
   uint32_t slot;

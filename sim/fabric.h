@@ -23,6 +23,9 @@ struct Transfer {
   uint8_t priority = 0;  // traffic class / virtual lane (packet models)
   uint64_t entropy = 0;  // flow hash input for ECMP (e.g. the queue pair)
   uint64_t tag = 0;      // opaque to the fabric; handed back to the Recorder
+  // Most the sender can push, bit/s (0 = no limit): e.g. the copy rate of the one GPU thread block
+  // that runs an NCCL channel. Models treat it as a private link of this capacity on the path.
+  uint64_t max_rate = 0;
 };
 
 // Called once, when the transfer's last byte has arrived at dst (engine time = arrival time).

@@ -135,7 +135,9 @@ void FlowFabric::solve_component() {
   ++stats_.rate_solves;
   if (component_flows_.size() == 1) {  // alone on its links: the bottleneck rate, no solver needed
     uint32_t f = component_flows_.front();
-    rerate(f, flows_[f].path->bottleneck.bps());
+    uint64_t rate = flows_[f].path->bottleneck.bps();
+    if (flows_[f].transfer.max_rate > 0) rate = std::min(rate, flows_[f].transfer.max_rate);
+    rerate(f, rate);
     return;
   }
   solver_.clear();
@@ -143,6 +145,8 @@ void FlowFabric::solve_component() {
   for (uint32_t f : component_flows_) {
     local_path_.clear();
     for (LinkId l : flows_[f].path->links) local_path_.push_back(links_[l].local);
+    // A sender's own limit is a private link that only this flow crosses.
+    if (flows_[f].transfer.max_rate > 0) local_path_.push_back(solver_.add_link(flows_[f].transfer.max_rate));
     solver_.add_flow(local_path_);
   }
   solver_.solve();

@@ -263,6 +263,7 @@ void SimGridFabric::Impl::launch(uint32_t slot) {
   zone_->offer(*p.path);
   p.comm = sg4::Comm::sendto_init(hosts_[p.transfer.src], hosts_[p.transfer.dst]);
   p.comm->set_payload_size(p.transfer.bytes.count());
+  if (p.transfer.max_rate > 0) p.comm->set_rate(static_cast<double>(p.transfer.max_rate) / 8);  // bytes/s
   p.comm->start();
   WEFT_ASSERT(zone_->taken());  // SimGrid routed it now, over p.path
   in_simgrid_.emplace(p.comm.get(), slot);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "sim/analytic_fabric.h"
+#include "sim/fabric_registry.h"
 #include "sim/flow_fabric.h"
 #include "topologies/builders.h"
 
@@ -137,4 +138,25 @@ TEST_CASE("zero-byte and self transfers complete", "[flow]") {
   REQUIRE(b.sink.transfers.size() == 2);
   CHECK(b.sink.transfers[0].end == Time());       // the self transfer: no links to cross
   CHECK(b.sink.transfers[1].end == Time::us(2));  // zero bytes: latency only
+}
+
+TEST_CASE("flow: a sender's own rate limit is a private link in the max-min solve", "[flow]") {
+  // Two flows into one 100 Gb/s downlink; flow A may send at most 20 Gb/s (e.g. one NCCL channel's
+  // copy rate). Max-min: A gets 20, B the remaining 80. 10 MB at 80 Gb/s = 1 ms (+ 2 us of links).
+  Topology t = single_switch(3, {LinkKind::generic, Bandwidth::gbps(100), Time::us(1)});
+  for (std::string_view model : {"flow", "analytic", "packet"}) {
+    Engine engine;
+    Router router(t, 1);
+    Recorder recorder;
+    auto fabric = make_fabric(model, engine, router, recorder);
+    Time a_done, b_done;
+    Transfer a{t.gpus()[1], t.gpus()[0], Bytes(2'500'000), 0, 1, 0};
+    a.max_rate = 20'000'000'000;
+    fabric->start(a, [&] { a_done = engine.now(); });
+    fabric->start({t.gpus()[2], t.gpus()[0], Bytes(10'000'000), 0, 2, 0}, [&] { b_done = engine.now(); });
+    fabric->run(engine);
+    INFO(model);
+    CHECK(a_done.seconds() == Approx(1e-3).epsilon(0.01));  // 2.5 MB at 20 Gb/s
+    if (model != "analytic") CHECK(b_done.seconds() == Approx(1e-3 + 2e-6).epsilon(0.02));  // 80 Gb/s
+  }
 }

@@ -209,10 +209,13 @@ uint32_t PacketFabric::make_data_packet(uint32_t f) {
   pkt.priority = flow.transfer.priority;
   pkt.kind = Kind::data;
   ++stats_.packets_sent;
-  if (flow.dcqcn) {
-    Bandwidth rate = flow.dcqcn->rate(engine_.now());
-    flow.dcqcn->on_sent(Bytes(pkt.payload), engine_.now());
-    flow.next_send = engine_.now() + transmit_time(Bytes(pkt.payload), rate);
+  if (flow.dcqcn || flow.transfer.max_rate > 0) {  // pace at the DCQCN rate and the sender's own limit
+    uint64_t rate = flow.transfer.max_rate > 0 ? flow.transfer.max_rate : UINT64_MAX;
+    if (flow.dcqcn) {
+      rate = std::min(rate, flow.dcqcn->rate(engine_.now()).bps());
+      flow.dcqcn->on_sent(Bytes(pkt.payload), engine_.now());
+    }
+    flow.next_send = engine_.now() + transmit_time(Bytes(pkt.payload), Bandwidth::bps(rate));
   }
   if (flow.reliable) arm_rto(f);
   if (!flow.reliable && flow.next_seq == flow.packets) retire_sender(f);
