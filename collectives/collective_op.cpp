@@ -14,6 +14,9 @@ std::string_view to_string(CollectiveOp op) {
     case CollectiveOp::all_gather: return "all_gather";
     case CollectiveOp::reduce_scatter: return "reduce_scatter";
     case CollectiveOp::broadcast: return "broadcast";
+    case CollectiveOp::all_to_all: return "all_to_all";
+    case CollectiveOp::reduce: return "reduce";
+    case CollectiveOp::send_recv: return "send_recv";
   }
   return "?";
 }
@@ -27,7 +30,11 @@ CollectiveOp parse_collective_op(std::string_view text, std::string_view what) {
   if (key == "allgather") return CollectiveOp::all_gather;
   if (key == "reducescatter") return CollectiveOp::reduce_scatter;
   if (key == "broadcast") return CollectiveOp::broadcast;
-  throw ConfigError(fmt::format("{}: unknown collective '{}' (expected all_reduce, all_gather, reduce_scatter or broadcast)",
+  if (key == "alltoall") return CollectiveOp::all_to_all;
+  if (key == "reduce") return CollectiveOp::reduce;
+  if (key == "sendrecv") return CollectiveOp::send_recv;
+  throw ConfigError(fmt::format("{}: unknown collective '{}' (expected all_reduce, all_gather, reduce_scatter, "
+                                "broadcast, all_to_all, reduce or send_recv)",
                                 what, text));
 }
 
@@ -36,8 +43,11 @@ double bus_bandwidth_factor(CollectiveOp op, uint32_t ranks) {
   switch (op) {
     case CollectiveOp::all_reduce: return 2.0 * (n - 1) / n;
     case CollectiveOp::all_gather:
-    case CollectiveOp::reduce_scatter: return (n - 1) / n;
-    case CollectiveOp::broadcast: return 1.0;
+    case CollectiveOp::reduce_scatter:
+    case CollectiveOp::all_to_all: return (n - 1) / n;
+    case CollectiveOp::broadcast:
+    case CollectiveOp::reduce:
+    case CollectiveOp::send_recv: return 1.0;
   }
   return 1.0;
 }

@@ -70,26 +70,46 @@ Schedule ring_reduce_scatter(uint32_t ranks, Bytes size, const RingOptions& o) {
   return ring_loops(CollectiveOp::reduce_scatter, ranks, size, o, ranks - 1);
 }
 
-// A pipelined chain root -> root+1 -> ... -> root-1: each rank forwards chunk k once it arrived.
-Schedule ring_broadcast(uint32_t ranks, Bytes size, const RingOptions& o) {
-  Schedule s = empty_schedule(CollectiveOp::broadcast, ranks, size, o, kBroadcastChunkSteps);
-  if (o.root >= ranks) throw ConfigError(fmt::format("broadcast: root {} is not one of {} ranks", o.root, ranks));
+namespace {
+
+// A pipelined chain that starts at rank `first` and visits every rank in ring order: the rank at
+// position p sends chunk k to the next once chunk k arrived from position p-1. The last rank only
+// receives.
+Schedule ring_chain(CollectiveOp op, uint32_t ranks, Bytes size, const RingOptions& o, uint32_t first) {
+  Schedule s = empty_schedule(op, ranks, size, o, kBroadcastChunkSteps);
+  if (o.root >= ranks) {
+    throw ConfigError(fmt::format("{}: root {} is not one of {} ranks", to_string(op), o.root, ranks));
+  }
   if (ranks == 1) return s;
   uint64_t chunk = chunk_bytes(o, kBroadcastChunkSteps);
   for (uint32_t c = 0; c < o.channels; ++c) {
     uint64_t bytes = channel_share(size.count(), o.channels, c);
     uint64_t full_chunks = bytes / chunk;
     uint64_t tail = bytes % chunk;
-    for (uint32_t position = 0; position + 1 < ranks; ++position) {  // the last rank only receives
-      uint32_t r = (o.root + position) % ranks;
+    for (uint32_t position = 0; position + 1 < ranks; ++position) {
+      uint32_t r = (first + position) % ranks;
       int32_t wait = position == 0 ? -1 : static_cast<int32_t>(c * (ranks - 1) + position - 1);
       Stream stream{r, c, {}};
-      append_run(stream, {static_cast<uint32_t>(full_chunks), StepKind::send, (r + 1) % ranks, Bytes(chunk), Time(), wait, 0});
-      append_run(stream, {tail > 0 ? 1u : 0u, StepKind::send, (r + 1) % ranks, Bytes(tail), Time(), wait, 0});
+      uint32_t next = (r + 1) % ranks;
+      append_run(stream, {static_cast<uint32_t>(full_chunks), StepKind::send, next, Bytes(chunk), Time(), wait, 0});
+      append_run(stream, {tail > 0 ? 1u : 0u, StepKind::send, next, Bytes(tail), Time(), wait, 0});
       s.streams.push_back(std::move(stream));
     }
   }
   return s;
+}
+
+}  // namespace
+
+// A pipelined chain root -> root+1 -> ... -> root-1.
+Schedule ring_broadcast(uint32_t ranks, Bytes size, const RingOptions& o) {
+  return ring_chain(CollectiveOp::broadcast, ranks, size, o, o.root);
+}
+
+// NCCL's ring reduce: root+1 sends its data, every later rank receives, reduces and forwards, and the
+// root (last in the chain) only receives; chunking as broadcast (CHUNKSTEPS 1, collectives.h).
+Schedule ring_reduce(uint32_t ranks, Bytes size, const RingOptions& o) {
+  return ring_chain(CollectiveOp::reduce, ranks, size, o, ranks == 0 ? 0 : (o.root + 1) % ranks);
 }
 
 Schedule ring_schedule(CollectiveOp op, uint32_t ranks, Bytes size, const RingOptions& o) {
@@ -98,6 +118,11 @@ Schedule ring_schedule(CollectiveOp op, uint32_t ranks, Bytes size, const RingOp
     case CollectiveOp::all_gather: return ring_all_gather(ranks, size, o);
     case CollectiveOp::reduce_scatter: return ring_reduce_scatter(ranks, size, o);
     case CollectiveOp::broadcast: return ring_broadcast(ranks, size, o);
+    case CollectiveOp::reduce: return ring_reduce(ranks, size, o);
+    case CollectiveOp::all_to_all:
+    case CollectiveOp::send_recv:
+      throw ConfigError(fmt::format("ring: {} is not a ring algorithm; use the schedules of collectives/all_to_all.h",
+                                    to_string(op)));
   }
   throw ConfigError("ring: unknown collective");
 }

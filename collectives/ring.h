@@ -15,7 +15,7 @@ struct RingOptions {
   // Bytes one rank sends per step of a loop (NCCL's chunkSize); 0 = the protocol default below.
   // A buffer larger than ranks x chunk per channel runs in several pipelined loops.
   Bytes chunk;
-  uint32_t root = 0;      // broadcast only
+  uint32_t root = 0;      // broadcast and reduce only
 };
 
 // NCCL Simple protocol defaults (src/include/collectives.h, src/init.cc; see shared/reference/
@@ -24,13 +24,16 @@ struct RingOptions {
 inline constexpr uint32_t kNcclSteps = 8;
 inline constexpr uint64_t kSimpleStepBytes = 512 * 1024;
 
-// `size` follows nccl-tests: the whole buffer for all-reduce and broadcast, the gathered output for
-// all-gather, the scattered input for reduce-scatter.
+// `size` follows nccl-tests: the whole buffer for all-reduce, broadcast and reduce, the gathered output
+// for all-gather, the scattered input for reduce-scatter. All-to-all and send/recv are not ring
+// algorithms (collectives/all_to_all.h): ConfigError.
 Schedule ring_schedule(CollectiveOp op, uint32_t ranks, Bytes size, const RingOptions& options = {});
 
 Schedule ring_all_reduce(uint32_t ranks, Bytes size, const RingOptions& options = {});
 Schedule ring_all_gather(uint32_t ranks, Bytes size, const RingOptions& options = {});
 Schedule ring_reduce_scatter(uint32_t ranks, Bytes size, const RingOptions& options = {});
 Schedule ring_broadcast(uint32_t ranks, Bytes size, const RingOptions& options = {});
+// Broadcast reversed: a pipelined chain root+1 -> root+2 -> ... -> root, each rank adding its data.
+Schedule ring_reduce(uint32_t ranks, Bytes size, const RingOptions& options = {});
 
 }  // namespace weft

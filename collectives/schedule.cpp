@@ -1,5 +1,6 @@
 #include "collectives/schedule.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "collectives/stream_cursor.h"
@@ -13,7 +14,8 @@ void append_run(Stream& stream, const StepRun& run) {
     StepRun& last = stream.runs.back();
     if (last.kind == run.kind && last.peer == run.peer && last.bytes == run.bytes &&
         last.duration == run.duration && last.wait_stream == run.wait_stream &&
-        last.wait_offset == run.wait_offset) {
+        last.wait_offset == run.wait_offset && last.also_wait_stream == run.also_wait_stream &&
+        last.also_wait_offset == run.also_wait_offset) {
       last.count += run.count;
       return;
     }
@@ -40,6 +42,9 @@ std::vector<uint64_t> bytes_sent_by_rank(const Schedule& schedule) {
   for (const Stream& s : schedule.streams) {
     for (const StepRun& r : s.runs) {
       if (r.kind == StepKind::send) sent[s.rank] += r.bytes.count() * r.count;
+      if (r.kind == StepKind::group) {
+        for (uint32_t src : schedule.groups[r.peer].srcs) sent[src] += r.bytes.count() * r.count;
+      }
     }
   }
   return sent;
@@ -47,13 +52,23 @@ std::vector<uint64_t> bytes_sent_by_rank(const Schedule& schedule) {
 
 namespace {
 
+bool valid_group(const Schedule& schedule, uint32_t index) {
+  if (index >= schedule.groups.size()) return false;
+  const RankGroup& g = schedule.groups[index];
+  auto in_range = [&](uint32_t r) { return r < schedule.ranks; };
+  return !g.srcs.empty() && !g.dsts.empty() && std::all_of(g.srcs.begin(), g.srcs.end(), in_range) &&
+         std::all_of(g.dsts.begin(), g.dsts.end(), in_range);
+}
+
 void check_ranges(const Schedule& schedule) {
   for (size_t i = 0; i < schedule.streams.size(); ++i) {
     const Stream& s = schedule.streams[i];
     if (s.rank >= schedule.ranks) throw ModelError(fmt::format("{}: stream {} has rank {} of {}", schedule.name, i, s.rank, schedule.ranks));
     for (const StepRun& r : s.runs) {
-      bool bad_peer = r.kind == StepKind::send && (r.peer >= schedule.ranks || r.peer == s.rank);
-      bool bad_wait = r.wait_stream >= static_cast<int32_t>(schedule.streams.size());
+      bool bad_peer = (r.kind == StepKind::send && (r.peer >= schedule.ranks || r.peer == s.rank)) ||
+                      (r.kind == StepKind::group && !valid_group(schedule, r.peer));
+      auto streams = static_cast<int32_t>(schedule.streams.size());
+      bool bad_wait = r.wait_stream >= streams || r.also_wait_stream >= streams;
       if (bad_peer || bad_wait) throw ModelError(fmt::format("{}: stream {} has a step with a bad peer or wait target", schedule.name, i));
     }
   }

@@ -15,6 +15,15 @@ namespace weft {
 enum class StepKind : uint8_t {
   send,   // move `bytes` from the stream's rank to rank `peer`; done when the last byte arrived
   local,  // busy the stream for `duration` (a reduction or copy on the GPU)
+  group,  // move `bytes` from every source to every destination of Schedule::groups[peer] through
+          // the reducing switches (NVLS / SHARP: in-switch reduction, multicast)
+};
+
+// The ranks of a group step: several sources reduce in the switch, several destinations receive
+// one multicast copy.
+struct RankGroup {
+  std::vector<uint32_t> srcs;
+  std::vector<uint32_t> dsts;
 };
 
 // `count` consecutive, identical steps. Step k of the stream (absolute index) additionally waits for
@@ -50,6 +59,7 @@ struct Schedule {
   // limit it. Every send of the stream carries it as Transfer::max_rate.
   Bandwidth channel_rate;
   std::vector<Stream> streams;
+  std::vector<RankGroup> groups;  // named by group steps
 };
 
 // Appends a run, merging it into the previous one when the shape is the same.

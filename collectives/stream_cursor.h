@@ -18,9 +18,7 @@ class StreamCursor {
   // finished steps of stream i (steps finish in program order).
   bool dependency_met(const Stream& s, const std::vector<uint64_t>& done) const {
     const StepRun& r = s.runs[run_];
-    if (r.wait_stream < 0) return true;
-    int64_t target = static_cast<int64_t>(index_) + r.wait_offset;
-    return target < 0 || static_cast<int64_t>(done[static_cast<size_t>(r.wait_stream)]) > target;
+    return met(r.wait_stream, r.wait_offset, done) && met(r.also_wait_stream, r.also_wait_offset, done);
   }
 
   void advance(const Stream& s) {
@@ -32,6 +30,12 @@ class StreamCursor {
   }
 
  private:
+  bool met(int32_t stream, int32_t offset, const std::vector<uint64_t>& done) const {
+    if (stream < 0) return true;
+    int64_t target = static_cast<int64_t>(index_) + offset;
+    return target < 0 || static_cast<int64_t>(done[static_cast<size_t>(stream)]) > target;
+  }
+
   size_t run_ = 0;
   uint32_t in_run_ = 0;
   uint64_t index_ = 0;

@@ -28,6 +28,20 @@ struct Transfer {
   uint64_t max_rate = 0;
 };
 
+// The same bytes from every source to every destination through the in-network reducing switches
+// (NVSwitch gen 3+ NVLS, SHARP): each source's link to a switch carries them once, the switch
+// reduces (several sources) and replicates (several destinations), and each switch-to-destination
+// link carries them once. Used for NVLS: srcs = all, dsts = {g} is an in-switch reduce-scatter
+// step; srcs = {g}, dsts = all is a multicast.
+struct GroupTransfer {
+  std::vector<NodeIndex> srcs;
+  std::vector<NodeIndex> dsts;
+  Bytes bytes;
+  uint64_t entropy = 0;
+  uint64_t tag = 0;
+  uint64_t max_rate = 0;  // bit/s, as Transfer::max_rate
+};
+
 // Called once, when the transfer's last byte has arrived at dst (engine time = arrival time).
 using OnTransferDone = InlineFunction<void(), 24>;
 
@@ -67,6 +81,8 @@ class Fabric {
   virtual ~Fabric() = default;
   virtual std::string_view name() const = 0;
   virtual TransferId start(const Transfer& transfer, OnTransferDone on_done) = 0;
+  // Multicast / in-switch reduction; models without it throw ModelError (the default).
+  virtual TransferId start_group(const GroupTransfer& group, OnTransferDone on_done);
   virtual FabricStats stats() const = 0;
   // Links that carried traffic, for per-link summaries; empty for models without per-link state.
   virtual std::vector<LinkStats> link_stats() const { return {}; }

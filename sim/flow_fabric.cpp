@@ -33,7 +33,79 @@ uint32_t FlowFabric::allocate_flow() {
 }
 
 TransferId FlowFabric::start(const Transfer& transfer, OnTransferDone on_done) {
-  const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy);
+  if (const PathSet* stripes = router_.nvlink_stripes(transfer.src, transfer.dst)) {
+    return start_striped(*stripes, transfer, std::move(on_done));
+  }
+  return start_on(router_.route(transfer.src, transfer.dst, transfer.entropy), transfer, std::move(on_done));
+}
+
+uint32_t FlowFabric::new_group(uint32_t parts, OnTransferDone on_done) {
+  uint32_t g;
+  if (free_groups_.empty()) {
+    g = static_cast<uint32_t>(group_states_.size());
+    group_states_.emplace_back();
+  } else {
+    g = free_groups_.back();
+    free_groups_.pop_back();
+  }
+  group_states_[g] = {parts, std::move(on_done)};
+  return g;
+}
+
+OnTransferDone FlowFabric::part_done(uint32_t g) {
+  return [this, g] {
+    GroupState& state = group_states_[g];
+    if (--state.pending > 0) return;
+    OnTransferDone done = std::move(state.on_done);
+    free_groups_.push_back(g);
+    done();
+  };
+}
+
+// NVLink interleaving: one stripe per path, bytes and the sender's limit in proportion to each
+// path's rate (DGX H100: 5, 4, 4 and 5 links to the four NVSwitches).
+TransferId FlowFabric::start_striped(const PathSet& stripes, const Transfer& transfer, OnTransferDone on_done) {
+  uint64_t total_rate = 0;
+  for (const Path& p : stripes) total_rate += p.bottleneck.bps();
+  uint32_t g = new_group(static_cast<uint32_t>(stripes.size()), std::move(on_done));
+  TransferId first = next_id_;
+  uint64_t placed = 0;
+  for (size_t i = 0; i < stripes.size(); ++i) {
+    uint64_t share = i + 1 == stripes.size()
+                         ? transfer.bytes.count() - placed
+                         : static_cast<uint64_t>(static_cast<uint128>(transfer.bytes.count()) * stripes[i].bottleneck.bps() / total_rate);
+    placed += share;
+    Transfer t = transfer;
+    t.bytes = Bytes(share);
+    t.entropy = (1ULL << 62) | (transfer.entropy << 8) | i;  // a queue pair per stripe keeps its order
+    if (transfer.max_rate > 0) {
+      t.max_rate = std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<uint128>(transfer.max_rate) *
+                                                              stripes[i].bottleneck.bps() / total_rate));
+    }
+    start_on(stripes[i], t, part_done(g));
+  }
+  return first;
+}
+
+// A group is striped over the reducing switches next to it: one flow per stripe, each on the union
+// of its links, in its own queue pair; the group is done when every stripe has arrived.
+TransferId FlowFabric::start_group(const GroupTransfer& group, OnTransferDone on_done) {
+  const std::vector<const Path*>& stripes = groups_.stripes(group);
+  uint32_t g = new_group(static_cast<uint32_t>(stripes.size()), std::move(on_done));
+  uint64_t share = group.bytes.count() / stripes.size();
+  TransferId first = next_id_;
+  for (size_t i = 0; i < stripes.size(); ++i) {
+    uint64_t bytes = i + 1 == stripes.size() ? group.bytes.count() - share * i : share;
+    // Stripe queue pairs are apart from unicast ones (whose entropy is a small stream index).
+    Transfer t{group.srcs.front(), group.dsts.front(), Bytes(bytes), 0,
+               (1ULL << 63) | (group.entropy << 8) | i, group.tag};
+    t.max_rate = group.max_rate / stripes.size();  // the sender's limit covers all its stripes
+    start_on(*stripes[i], t, part_done(g));
+  }
+  return first;
+}
+
+TransferId FlowFabric::start_on(const Path& path, const Transfer& transfer, OnTransferDone on_done) {
   uint32_t f = allocate_flow();
   Flow& flow = flows_[f];
   flow.path = &path;

@@ -12,6 +12,7 @@
 
 #include "sim/batch_calendar.h"
 #include "sim/fabric.h"
+#include "sim/group_paths.h"
 #include "sim/maxmin.h"
 #include "sim/queue_pair.h"
 #include "topologies/routing.h"
@@ -29,6 +30,7 @@ class FlowFabric final : public Fabric {
 
   std::string_view name() const override { return "flow"; }
   TransferId start(const Transfer& transfer, OnTransferDone on_done) override;
+  TransferId start_group(const GroupTransfer& group, OnTransferDone on_done) override;
   FabricStats stats() const override { return stats_; }
 
   // Sum of the current rates of the flows crossing link `l` (bit/s).
@@ -61,6 +63,15 @@ class FlowFabric final : public Fabric {
   };
   enum class Phase : uint64_t { drained = 0, arrived = 1 };
 
+  struct GroupState {
+    uint32_t pending = 0;  // stripes still on their way
+    OnTransferDone on_done;
+  };
+
+  TransferId start_on(const Path& path, const Transfer& transfer, OnTransferDone on_done);
+  TransferId start_striped(const PathSet& stripes, const Transfer& transfer, OnTransferDone on_done);
+  uint32_t new_group(uint32_t parts, OnTransferDone on_done);
+  OnTransferDone part_done(uint32_t group);
   static uint64_t item(uint32_t flow, uint32_t version, Phase phase);
   uint32_t allocate_flow();
   void attach(uint32_t f);
@@ -94,6 +105,9 @@ class FlowFabric final : public Fabric {
   MaxMinSolver solver_;
   uint64_t next_id_ = 0;
   FabricStats stats_;
+  GroupPaths groups_{router_};
+  std::vector<GroupState> group_states_;
+  std::vector<uint32_t> free_groups_;
 };
 
 }  // namespace weft

@@ -83,6 +83,18 @@ const Path& Router::route(NodeIndex src, NodeIndex dst, uint64_t entropy) {
   return *it->second;
 }
 
+const PathSet* Router::nvlink_stripes(NodeIndex src, NodeIndex dst) {
+  if (crosses_network(src, dst)) return nullptr;
+  const PathSet& set = local_paths(src, dst);
+  if (set.size() < 2) return nullptr;
+  for (const Path& p : set) {
+    for (LinkId l : p.links) {
+      if (topology_.link(l).kind != LinkKind::nvlink) return nullptr;
+    }
+  }
+  return &set;
+}
+
 PathSet Router::paths(NodeIndex src, NodeIndex dst, uint32_t limit) {
   if (!crosses_network(src, dst)) {
     const PathSet& set = local_paths(src, dst);

@@ -54,6 +54,11 @@ class Router {
   // cannot be reached. The reference stays valid for the Router's lifetime.
   const Path& route(NodeIndex src, NodeIndex dst, uint64_t entropy);
 
+  // When src and dst are joined by several equal-cost all-NVLink paths (GPUs on NVSwitches), the
+  // set of them: NVSwitch systems interleave a GPU's traffic to a peer over all its NVLinks by
+  // address, so a transfer uses every path at once. Otherwise null.
+  const PathSet* nvlink_stripes(NodeIndex src, NodeIndex dst);
+
   // Up to `limit` distinct paths the router may give (src, dst), for inspection and tests.
   PathSet paths(NodeIndex src, NodeIndex dst, uint32_t limit = 64);
   // The path route(src, dst, entropy) gives and its equal-cost variants through the switch network

@@ -1,0 +1,25 @@
+// NVLS (NVLink SHARP, NCCL >= 2.17): collectives through NVSwitch generation 3+ that reduce in the
+// switch (multimem.ld_reduce) and multicast (multimem.st). Each rank owns one chunk per loop of
+// each channel: it pulls that chunk reduced over all ranks from the switches, then multicasts it
+// to all ranks. Per GPU this moves S(1 + 1/n) bytes each way for an all-reduce of S bytes, where a
+// ring moves 2S(n-1)/n. The fabric must support group transfers (flow does).
+#pragma once
+
+#include <cstdint>
+
+#include "collectives/collective_op.h"
+#include "collectives/schedule.h"
+
+namespace weft {
+
+struct NvlsOptions {
+  uint32_t channels = 16;  // NCCL's NVLS channels on a Hopper node ("16 nvls channels", nccl_model.md §5)
+  Bytes chunk{128 * 1024};  // NCCL_NVLS_CHUNKSIZE, src/transport/nvls.cc (nccl_model.md §8)
+  uint32_t in_flight = 2;   // a chunk's multicast overlaps the next chunk's reduction
+};
+
+// all_reduce (reduce then multicast), reduce_scatter (reduce only; size = the input of all ranks)
+// and all_gather (multicast only; size = the gathered output). Other ops throw ConfigError.
+Schedule nvls_schedule(CollectiveOp op, uint32_t ranks, Bytes size, const NvlsOptions& options = {});
+
+}  // namespace weft
