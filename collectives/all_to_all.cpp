@@ -1,5 +1,6 @@
 #include "collectives/all_to_all.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "collectives/algorithm_util.h"
@@ -59,7 +60,8 @@ Schedule send_recv(uint32_t ranks, Bytes size, const SendRecvOptions& o) {
                                   o.source, o.destination, ranks));
   }
   Stream stream{o.source, 0, {}};
-  if (size.count() > 0) detail::append_chunked(stream, o.destination, size.count(), chunk_or_default(o.chunk, size.count()));
+  uint64_t bytes = size.count();
+  if (bytes > 0) detail::append_chunked(stream, o.destination, bytes, chunk_or_default(o.chunk, bytes));
   s.streams.push_back(std::move(stream));
   return s;
 }

@@ -52,6 +52,12 @@ void ScheduleExecutor::start(OnComplete on_complete) {
     finish();
     return;
   }
+  if (schedule_.start_latency > Time()) {
+    engine_.schedule_in(schedule_.start_latency, [this] {
+      for (uint32_t s = 0; s < schedule_.streams.size(); ++s) pump(s);
+    });
+    return;
+  }
   for (uint32_t s = 0; s < schedule_.streams.size(); ++s) pump(s);
 }
 
@@ -68,9 +74,15 @@ void ScheduleExecutor::pump(uint32_t s) {
 }
 
 void ScheduleExecutor::issue(uint32_t s, const StepRun& run, uint64_t index) {
-  auto on_done = [this, s, index] { step_done(s, index); };
-  if (run.kind == StepKind::local) {
-    engine_.schedule_in(run.duration, on_done);
+  auto on_done = [this, s, index] {
+    if (schedule_.step_latency > Time()) {
+      engine_.schedule_in(schedule_.step_latency, [this, s, index] { step_done(s, index); });
+    } else {
+      step_done(s, index);
+    }
+  };
+  if (run.kind == StepKind::local) {  // compute: no protocol latency
+    engine_.schedule_in(run.duration, [this, s, index] { step_done(s, index); });
     return;
   }
   if (run.kind == StepKind::group) {

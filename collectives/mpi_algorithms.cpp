@@ -9,14 +9,18 @@
 namespace weft {
 namespace {
 
-// One round's send: `bytes` to `peer`, once the step before it on stream `after` (the peer that
-// sent to this rank in the previous round) is done; after < 0: no such wait.
-void append_round(Stream& stream, uint32_t peer, uint64_t bytes, int32_t after, int32_t offset = -1) {
+// One round's send of `bytes` to `peer`. It waits for step (index + offset) of stream `data` (the send
+// that brought what this rank forwards or reduces) and of stream `ready` (the receiver's own send
+// of that round: large MPI messages go by rendezvous, so a send starts only once the receiver has
+// posted the matching receive, i.e. moved on from its previous round). -1: no such wait.
+void append_round(Stream& stream, uint32_t peer, uint64_t bytes, int32_t data, int32_t ready, int32_t offset = -1) {
   StepRun run;
   run.peer = peer;
   run.bytes = Bytes(bytes);
-  run.wait_stream = after;
-  run.wait_offset = after < 0 ? 0 : offset;
+  run.wait_stream = data;
+  run.wait_offset = data < 0 ? 0 : offset;
+  run.also_wait_stream = ready;
+  run.also_wait_offset = ready < 0 ? 0 : offset;
   append_run(stream, run);
 }
 
@@ -28,6 +32,8 @@ struct Fold {
     return static_cast<int32_t>(r - rem);
   }
   uint32_t real_rank(uint32_t v) const { return v < rem ? 2 * v + 1 : v + rem; }
+  // The fold send into odd rank r (step 0 of stream r-1), or -1.
+  int32_t fold_into(uint32_t r) const { return r < 2 * rem ? static_cast<int32_t>(r - 1) : -1; }
 };
 
 }  // namespace
@@ -43,19 +49,23 @@ Schedule recursive_doubling_all_reduce(uint32_t ranks, Bytes size) {
     Stream stream{r, 0, {}};
     int32_t v = fold.virtual_rank(r);
     if (v < 0) {
-      append_round(stream, r + 1, bytes, -1);  // fold into the odd neighbour, then only receive
+      append_round(stream, r + 1, bytes, -1, -1);  // fold into the odd neighbour, then only receive
       s.streams.push_back(std::move(stream));
       continue;
     }
     auto vr = static_cast<uint32_t>(v);
-    // Round 0 of an odd rank below 2·rem waits for its neighbour's buffer (step 0 of stream r-1).
-    int32_t previous = r < 2 * fold.rem ? static_cast<int32_t>(r - 1) : -1;
+    int32_t previous = -1;
     for (uint32_t k = 0; k < rounds; ++k) {
       uint32_t partner = fold.real_rank(vr ^ (1u << k));
-      append_round(stream, partner, bytes, previous, k == 0 ? 0 : -1);
+      if (k == 0) {
+        // Round 0 waits for this rank's folded-in buffer and for the partner's (step 0 of r-1, p-1).
+        append_round(stream, partner, bytes, fold.fold_into(r), fold.fold_into(partner), 0);
+      } else {
+        append_round(stream, partner, bytes, previous, static_cast<int32_t>(partner));
+      }
       previous = static_cast<int32_t>(partner);
     }
-    if (r < 2 * fold.rem) append_round(stream, r - 1, bytes, previous);  // unfold: the result back
+    if (r < 2 * fold.rem) append_round(stream, r - 1, bytes, previous, -1);  // unfold: the result back
     s.streams.push_back(std::move(stream));
   }
   return s;
@@ -78,7 +88,7 @@ Schedule rabenseifner_all_reduce(uint32_t ranks, Bytes size) {
       uint32_t j = halving ? k : k - rounds;
       uint32_t partner = r ^ (halving ? 1u << j : ranks >> (j + 1));
       uint64_t bytes = halving ? block * (ranks >> (j + 1)) : block << j;
-      append_round(stream, partner, bytes, previous);
+      append_round(stream, partner, bytes, previous, previous < 0 ? -1 : static_cast<int32_t>(partner));
       previous = static_cast<int32_t>(partner);
     }
     s.streams.push_back(std::move(stream));
@@ -98,9 +108,10 @@ Schedule bruck_all_to_all(uint32_t ranks, Bytes size) {
       // last period above 2^k.
       uint32_t period = distance * 2;
       uint64_t blocks = ranks / period * distance + (ranks % period > distance ? ranks % period - distance : 0);
-      // Round k forwards what came from r - 2^(k-1) in round k-1.
+      // Round k forwards what came from r - 2^(k-1) in round k-1, to a receiver done with round k-1.
+      uint32_t to = (r + distance) % ranks;
       int32_t previous = k == 0 ? -1 : static_cast<int32_t>((r + ranks - distance / 2) % ranks);
-      append_round(stream, (r + distance) % ranks, blocks * block, previous);
+      append_round(stream, to, blocks * block, previous, k == 0 ? -1 : static_cast<int32_t>(to));
     }
     s.streams.push_back(std::move(stream));
   }

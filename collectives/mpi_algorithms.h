@@ -1,7 +1,9 @@
 // MPI-style collectives (as in MPICH and Open MPI) for users who do not run NCCL: pure functions
 // returning a Schedule. They exchange whole messages in rounds, MPI_Sendrecv style: one stream per
-// rank, one send per round, and a rank's round k+1 send waits for its round-k send to be done
-// (max_in_flight 1) and for the data it received in round k (the peer's round-k send).
+// rank, one send per round; a rank's round k+1 send waits for its round-k send to be done
+// (max_in_flight 1), for the data it received in round k (the sender's round-k step) and, as large
+// messages go by rendezvous, for its receiver to be done sending its own round k (the receive is
+// posted). An exchange is the two partners' sends, one on each rank's stream.
 #pragma once
 
 #include <cstdint>

@@ -333,6 +333,7 @@ std::span<const NcclVersion> nccl_versions() { return kVersions; }
 const NcclVersion& nccl_version(std::string_view name) {
   const std::string key = squash(name);
   if (key.empty() || key == "head" || key == "newest" || key == "latest") return kVersions.front();
+  if (name.starts_with('v')) name.remove_prefix(1);  // v2.21.5, as NCCL's tags spell it
   for (const NcclVersion& v : kVersions) {
     const std::string_view n = v.name;
     if (name == n || name == n.substr(0, n.rfind('.'))) return v;

@@ -1,5 +1,6 @@
 #include "collectives/tree.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "collectives/algorithm_util.h"

@@ -239,7 +239,7 @@ std::string explain(const std::vector<Choice>& all, const Choice& best, const Tu
 
 std::string algorithm_unavailable(const TunerInput& in, Algorithm a) {
   if (!op_runs(in.op, a)) {
-    return fmt::format("{} does not run {} in NCCL (§7)", to_string(a), to_string(in.op));
+    return fmt::format("{} does not run {} in NCCL", to_string(a), to_string(in.op));
   }
   switch (a) {
     case Algorithm::ring:
@@ -294,8 +294,13 @@ Choice tune(const TunerInput& in, const TunerOverrides& overrides) {
     if (c.enabled && (!best || c.predicted_us < best->predicted_us)) best = &c;  // ties: the first in enum order
   }
   if (!best) {
-    throw ConfigError(fmt::format("tuner: no algorithm runs {} here with the overrides given (available: {})",
-                                  to_string(in.op), available_algorithms(in)));
+    std::string why;  // why each pair the overrides leave is off, once per reason
+    for (const Choice& c : all) {
+      if (c.why.starts_with("not NCCL_") || why.find(c.why) != std::string::npos) continue;
+      why += (why.empty() ? "" : "; ") + c.why;
+    }
+    throw ConfigError(fmt::format("tuner: nothing runs {} here with the overrides given ({}); available: {}",
+                                  to_string(in.op), why, available_algorithms(in)));
   }
   Choice choice = *best;
   choice.why = explain(all, *best, overrides);

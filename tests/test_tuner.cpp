@@ -1,7 +1,6 @@
 // NCCL's cost model and tuner (collectives/nccl_model.h, collectives/tuner.h). Expected values are
 // derived by hand from shared/reference/nccl_model.md (§n) in the comments beside them.
 #include <catch2/catch.hpp>
-#include <cstdio>
 #include <fmt/format.h>
 
 #include "collectives/tuner.h"
@@ -46,7 +45,8 @@ TEST_CASE("tuner: names parse in NCCL's spellings, case-insensitively", "[tuner]
   CHECK(parse_protocol("SIMPLE") == Protocol::simple);
   for (Algorithm a : all_algorithms()) CHECK(parse_algorithm(to_string(a)) == a);
   for (Protocol p : all_protocols()) CHECK(parse_protocol(to_string(p)) == p);
-  CHECK_THROWS_WITH(parse_algorithm("rign", "--algo"), Catch::Contains("Ring, Tree, NVLS") && Catch::Contains("--algo"));
+  CHECK_THROWS_WITH(parse_algorithm("rign", "--algo"),
+                    Catch::Contains("Ring, Tree, NVLS") && Catch::Contains("--algo"));
   CHECK_THROWS_WITH(parse_protocol("ll64"), Catch::Contains("LL, LL128, Simple"));
 }
 
@@ -54,6 +54,7 @@ TEST_CASE("tuner: versions by name, newest by default, unknown ones listed", "[t
   CHECK(nccl_version("").name == "2.30.7");
   CHECK(nccl_version("head").name == "2.30.7");
   CHECK(nccl_version("2.21").name == "2.21.5");
+  CHECK(nccl_version("v2.27.7").name == "2.27.7");
   CHECK(nccl_version("2.18.3").name == "2.18.3");
   CHECK_THROWS_WITH(nccl_version("2.99.1"), Catch::Contains("2.30.7") && Catch::Contains("2.21.5"));
   TunerInput in = dgx_h100(1, CollectiveOp::all_reduce, 8);
@@ -77,15 +78,217 @@ TEST_CASE("tuner: describe_for_tuner reads a DGX H100 cluster", "[tuner]") {
   CHECK_FALSE(describe_for_tuner(a100, CollectiveOp::all_reduce, Bytes(8)).nvls);  // NVSwitch gen 2
 }
 
-TEST_CASE("tuner: dump", "[.tuner-dump]") {
-  for (int mode : {0, 1}) {
-    for (uint64_t size = 1; size <= 4 * kGiB; size *= 2) {
-      TunerInput in = dgx_h100(2, CollectiveOp::all_reduce, size);
-      in.nvls = false;
-      if (mode == 1) { in.nvls = true; in.collnet = true; }
-      Choice best = tune(in);
-      std::printf("mode %d %llu -> %s ch %u %.2f us\n", mode, static_cast<unsigned long long>(size), label(best).c_str(),
-                  best.channels, best.predicted_us);
+TEST_CASE("tuner: one DGX H100, all-reduce: LL for 8 B, NVLS for 1 GiB", "[tuner]") {
+  // 8 B: latency only. Ring/LL = 6.6 + 14 x 0.6 = 15.0 us beats Tree/LL 15.2 and NVLS 25 (§10).
+  Choice small = tune(dgx_h100(1, CollectiveOp::all_reduce, 8));
+  CHECK(small.algorithm == Algorithm::ring);
+  CHECK(small.protocol == Protocol::ll);
+  CHECK(small.predicted_us == Approx(15.0).epsilon(1e-3));
+  CHECK(small.channels == 1);  // 8 B < nc x 512 threads x 64 B (Ring LL threshold 8 x 8 ranks, §8)
+
+  // 1 GiB: NVLS per channel = min(23.175 x 0.85 x 15/16 x 2, bwInter 46.35) = 36.94 GB/s, busBw
+  // 16 x 36.94 = 590.9, algbw = 590.9 x 8/14 = 337.7 GB/s (§3, §4); 2^30 B / 337.7e3 B/us + 25 us
+  // = 3204.6 us. Ring/Simple: busBw 370.8, algbw 211.9, 5067.6 + 56 = 5123.6 us.
+  Choice big = tune(dgx_h100(1, CollectiveOp::all_reduce, kGiB));
+  CHECK(big.algorithm == Algorithm::nvls);
+  CHECK(big.protocol == Protocol::simple);
+  CHECK(big.channels == 16);
+  CHECK(big.bandwidth_GBps == Approx(337.69).epsilon(1e-3));
+  CHECK(big.predicted_us == Approx(3204.6).epsilon(1e-3));
+  Choice ring = find(candidates(dgx_h100(1, CollectiveOp::all_reduce, kGiB)), Algorithm::ring, Protocol::simple);
+  CHECK(ring.predicted_us == Approx(5123.6).epsilon(1e-3));
+  CHECK_THAT(big.why, Catch::Contains("Ring/Simple"));
+}
+
+TEST_CASE("tuner: small-message latencies match the worked examples of nccl_model.md §10", "[tuner]") {
+  // §10, 1 node x 8 H100, HEAD constants: Ring/LL 15.0, Ring/LL128 40.6, Ring/Simple 56.0,
+  // Tree/LL 15.2, NVLS/Simple 25 us.
+  auto one = candidates(dgx_h100(1, CollectiveOp::all_reduce, 8));
+  CHECK(find(one, Algorithm::ring, Protocol::ll).latency_us == Approx(15.0));
+  CHECK(find(one, Algorithm::ring, Protocol::ll128).latency_us == Approx(40.6));
+  CHECK(find(one, Algorithm::ring, Protocol::simple).latency_us == Approx(56.0));
+  CHECK(find(one, Algorithm::tree, Protocol::ll).latency_us == Approx(15.2));
+  CHECK(find(one, Algorithm::nvls, Protocol::simple).latency_us == Approx(25.0));
+  // §10, 2 nodes x 8, Intel (netOverhead 1.0): Ring/LL = 6.6 + 28 x max(0.6, 1.0) + 2 x 2.7 = 40.0;
+  // Tree/LL = 6.8 + 2 x (7 x 0.6 + 1 x 5.0) = 25.2 us.
+  auto two = candidates(dgx_h100(2, CollectiveOp::all_reduce, 8));
+  CHECK(find(two, Algorithm::ring, Protocol::ll).latency_us == Approx(40.0));
+  CHECK(find(two, Algorithm::tree, Protocol::ll).latency_us == Approx(25.2));
+  // Ring/Simple: 8.4 + 28 x max(3.4, 3 x 1.0) + 2 x 14 = 131.6 us; x1.4 "plateau" once the message
+  // has 64 B per channel and rank (16 x 16 x 64 = 16 KiB, §1).
+  CHECK(find(two, Algorithm::ring, Protocol::simple).latency_us == Approx(131.6));
+  auto two_16k = candidates(dgx_h100(2, CollectiveOp::all_reduce, 16 * kKiB));
+  CHECK(find(two_16k, Algorithm::ring, Protocol::simple).latency_us == Approx(131.6 * 1.4));
+}
+
+TEST_CASE("tuner: two DGX H100, all-reduce: Tree for small messages, Ring (or NVLSTree) for large", "[tuner]") {
+  TunerInput in = dgx_h100(2, CollectiveOp::all_reduce, 8);
+  in.nvls = false;  // as with NCCL_NVLS_ENABLE=0: the Tree / Ring contest alone
+  Choice small = tune(in);
+  CHECK(small.algorithm == Algorithm::tree);
+  CHECK(small.protocol == Protocol::ll);
+  CHECK(small.predicted_us == Approx(25.2).epsilon(1e-3));  // §10
+  // 1 GiB: Ring/Simple busBw = 16 x min(23.175, 25) = 370.8, algbw x 16/30 = 197.8 GB/s, latency
+  // 131.6 x 1.4 = 184.2: 5428.4 + 184.2 = 5613.8 us. Tree/Simple: min(370.8 x 0.92, 16 x 41.4) x 0.5
+  // = 170.6 GB/s (no correction past the table's last entry), 6295 + 92.4 us.
+  in.size = Bytes(kGiB);
+  Choice big = tune(in);
+  CHECK(big.algorithm == Algorithm::ring);
+  CHECK(big.protocol == Protocol::simple);
+  CHECK(big.predicted_us == Approx(5613.8).epsilon(1e-3));
+  CHECK(find(candidates(in), Algorithm::tree, Protocol::simple).predicted_us == Approx(6387.5).epsilon(1e-3));
+
+  // With NVLS (NVSwitch gen 3) NVLSTree takes large messages: per channel min(36.94, 2 x 25,
+  // perChMaxNVLSTreeBw 57.7) = 36.94, busBw 590.9, algbw x 16/30 = 315.2 GB/s; latency 25 + 2 x 20.9.
+  Choice nvls = tune(dgx_h100(2, CollectiveOp::all_reduce, kGiB));
+  CHECK(nvls.algorithm == Algorithm::nvls_tree);
+  CHECK(nvls.latency_us == Approx(66.8));
+  CHECK(nvls.bandwidth_GBps == Approx(315.18).epsilon(1e-3));
+  CHECK(tune(dgx_h100(2, CollectiveOp::all_reduce, 8)).algorithm == Algorithm::tree);
+}
+
+TEST_CASE("tuner: all-gather never picks Tree; broadcast is Ring only", "[tuner]") {
+  for (int nodes : {1, 2, 4}) {
+    for (uint64_t size = 8; size <= 4 * kGiB; size *= 8) {
+      TunerInput in = dgx_h100(nodes, CollectiveOp::all_gather, size);
+      CHECK(tune(in).algorithm != Algorithm::tree);
+      CHECK_FALSE(find(candidates(in), Algorithm::tree, Protocol::ll).enabled);
+      in.op = CollectiveOp::broadcast;
+      CHECK(tune(in).algorithm == Algorithm::ring);
     }
   }
+  TunerInput in = dgx_h100(2, CollectiveOp::all_gather, kMiB);
+  CHECK_THROWS_WITH(tune(in, {.algorithm = Algorithm::tree}),
+                    Catch::Contains("Tree does not run all_gather") &&
+                        Catch::Contains("available for all_gather here: Ring"));
+}
+
+TEST_CASE("tuner: NCCL_ALGO / NCCL_PROTO / channel overrides are honoured", "[tuner]") {
+  TunerInput in = dgx_h100(1, CollectiveOp::all_reduce, 8);
+  Choice forced = tune(in, {.algorithm = Algorithm::ring, .protocol = Protocol::simple});
+  CHECK(forced.algorithm == Algorithm::ring);
+  CHECK(forced.protocol == Protocol::simple);
+  CHECK(forced.predicted_us == Approx(56.0));  // 8.4 + 14 x 3.4 (§10)
+  CHECK(tune(in, {.protocol = Protocol::simple}).algorithm == Algorithm::nvls);  // 25 us beats Ring/Simple 56
+  CHECK(tune(in, {.algorithm = Algorithm::tree}).protocol == Protocol::ll);
+
+  in.size = Bytes(kGiB);
+  // NCCL_MAX_NCHANNELS=4: per channel min(370.8 / 4, 60) = 60 GB/s (§5 sm90 speed cap): busBw 240.
+  Choice four = tune(in, {.algorithm = Algorithm::ring, .protocol = Protocol::simple, .max_channels = 4});
+  CHECK(four.channels == 4);
+  CHECK(four.bandwidth_GBps == Approx(240.0 * 8 / 14));
+  CHECK(tune(in, {.min_channels = 32}).channels == 32);
+  CHECK_THROWS_WITH(tune(in, {.min_channels = 8, .max_channels = 4}), Catch::Contains("exceeds"));
+  CHECK_THROWS_WITH(tune(in, {.max_channels = 65}), Catch::Contains("1..64"));
+  // NVLS needs 2 channels (one is kept for synchronisation).
+  CHECK(tune(in, {.max_channels = 1}).algorithm == Algorithm::ring);
+  CHECK_THROWS_WITH(tune(in, {.algorithm = Algorithm::nvls, .max_channels = 1}), Catch::Contains("2 channels"));
+}
+
+TEST_CASE("tuner: overrides the system cannot run are errors naming what is missing", "[tuner]") {
+  ClusterSpec a100 = system_spec("dgx-a100");
+  TunerInput in = describe_for_tuner(a100, CollectiveOp::all_reduce, Bytes(kMiB));
+  CHECK_THROWS_WITH(tune(in, {.algorithm = Algorithm::nvls}),
+                    Catch::Contains("NVSwitch generation 3") &&
+                        Catch::Contains("available for all_reduce here: Ring, Tree"));
+  TunerInput h100 = dgx_h100(2, CollectiveOp::all_reduce, kMiB);
+  CHECK_THROWS_WITH(tune(h100, {.algorithm = Algorithm::collnet_direct}), Catch::Contains("SHARP"));
+  CHECK_THROWS_WITH(tune(h100, {.algorithm = Algorithm::nvls}), Catch::Contains("CollNet (SHARP"));
+  CHECK_THROWS_WITH(tune(h100, {.algorithm = Algorithm::nvls_tree, .protocol = Protocol::ll}),
+                    Catch::Contains("Simple protocol only"));
+  h100.op = CollectiveOp::all_gather;
+  CHECK_THROWS_WITH(tune(h100, {.algorithm = Algorithm::pat}), Catch::Contains("1 GPU per node (there are 8)"));
+  CHECK_THROWS_WITH(tune(dgx_h100(1, CollectiveOp::all_reduce, 8), {.algorithm = Algorithm::nvls_tree}),
+                    Catch::Contains("more than one node"));
+  // With SHARP, CollNet and multi-node NVLS open up.
+  h100.op = CollectiveOp::all_reduce;
+  h100.collnet = true;
+  CHECK(tune(h100, {.algorithm = Algorithm::collnet_direct}).algorithm == Algorithm::collnet_direct);
+  CHECK(tune(h100, {.algorithm = Algorithm::nvls}).algorithm == Algorithm::nvls);
+}
+
+TEST_CASE("tuner: predicted time never falls as the message grows", "[tuner]") {
+  for (int nodes : {1, 2, 8}) {
+    for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::all_gather, CollectiveOp::broadcast}) {
+      std::vector<double> last(kAlgorithms * kProtocols, 0.0);
+      for (double size = 1; size <= 8.0 * kGiB; size *= 1.5) {
+        auto all = candidates(dgx_h100(nodes, op, static_cast<uint64_t>(size)));
+        for (size_t i = 0; i < all.size(); ++i) {
+          if (!all[i].enabled) continue;
+          INFO(nodes << " nodes, " << to_string(op) << ", " << label(all[i]) << ", " << size << " B");
+          CHECK(all[i].predicted_us >= last[i]);
+          last[i] = all[i].predicted_us;
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("tuner: per-version constants", "[tuner]") {
+  // v2.21.5: Tree/Simple base 0 and 28 us per hop on NVLink and NET (§2):
+  // 2 x (7 x 28 + 1 x 28) = 448 us on two nodes; HEAD 8.4 + 2 x (7 x 4 + 14) = 92.4 us.
+  TunerInput in = dgx_h100(2, CollectiveOp::all_reduce, 8);
+  CHECK(find(candidates(in), Algorithm::tree, Protocol::simple).latency_us == Approx(92.4));
+  in.version = "2.21.5";
+  CHECK(find(candidates(in), Algorithm::tree, Protocol::simple).latency_us == Approx(448.0));
+  CHECK(tune(in).algorithm == Algorithm::tree);
+  // v2.18.3 Hopper llMaxBw on one node: 87.7 GB/s (HEAD 141.0), Ring/LL algbw = 87.7 x 8/14 (§3).
+  TunerInput one = dgx_h100(1, CollectiveOp::all_reduce, kMiB);
+  one.version = "2.18.3";
+  CHECK(find(candidates(one), Algorithm::ring, Protocol::ll).bandwidth_GBps == Approx(87.7 * 8 / 14));
+  one.version = "";
+  CHECK(find(candidates(one), Algorithm::ring, Protocol::ll).bandwidth_GBps == Approx(141.0 * 8 / 14));
+}
+
+TEST_CASE("tuner: PAT at one GPU per node, HEAD only", "[tuner]") {
+  TunerInput in;
+  in.op = CollectiveOp::all_gather;
+  in.size = Bytes(8);
+  in.nodes = 4;
+  in.gpus_per_node = 1;
+  in.bw_inter_GBps = 50;
+  in.nics_per_node = 1;
+  in.channels = 2;
+  // 8 + log2(4) x (14 / 3.5) + 4 ranks x 2.8 = 27.2 us (§2; at ppn 1 the NET hop is Tree's 14 us).
+  Choice pat = find(candidates(in), Algorithm::pat, Protocol::simple);
+  REQUIRE(pat.enabled);
+  CHECK(pat.latency_us == Approx(27.2));
+  CHECK_FALSE(find(candidates(in), Algorithm::pat, Protocol::ll).enabled);
+  in.op = CollectiveOp::all_reduce;
+  CHECK_THROWS_WITH(tune(in, {.algorithm = Algorithm::pat}), Catch::Contains("PAT does not run all_reduce"));
+  in.op = CollectiveOp::all_gather;
+  in.version = "2.21.5";
+  CHECK_THROWS_WITH(tune(in, {.algorithm = Algorithm::pat}), Catch::Contains("no constants in NCCL 2.21.5"));
+}
+
+TEST_CASE("tuner: inputs NCCL could not have are rejected", "[tuner]") {
+  TunerInput in = dgx_h100(1, CollectiveOp::all_reduce, 8);
+  in.gpus_per_node = 1;
+  CHECK_THROWS_WITH(tune(in), Catch::Contains("at least 2 ranks"));
+  in = dgx_h100(1, CollectiveOp::all_to_all, 8);
+  CHECK_THROWS_WITH(tune(in), Catch::Contains("does not tune all_to_all"));
+  in.op = CollectiveOp::reduce;  // Ring only, like broadcast (§7)
+  CHECK(tune(in).algorithm == Algorithm::ring);
+  in = dgx_h100(2, CollectiveOp::all_reduce, 8);
+  in.bw_inter_GBps = 0;
+  CHECK_THROWS_WITH(tune(in), Catch::Contains("no NIC"));
+}
+
+TEST_CASE("tuner: describe_for_tuner from a built topology sees NVLS", "[tuner]") {
+  ClusterSpec spec = system_spec("dgx-h100");
+  spec.nodes = 2;
+  Topology t = build_cluster(spec);
+  TunerInput in = describe_for_tuner(t, spec, CollectiveOp::all_reduce, Bytes(kGiB));
+  CHECK(in.nvls);
+  CHECK_FALSE(in.collnet);
+  CHECK(in.ranks() == 16);
+  CHECK(tune(in).algorithm == Algorithm::nvls_tree);
+  ClusterSpec pcie = system_spec("dgx-a100");
+  pcie.node.layout = NodeLayout::pcie;
+  pcie.node.nvswitch_generation = 0;
+  pcie.node.nvswitches = 0;
+  TunerInput p = describe_for_tuner(pcie, CollectiveOp::all_reduce, Bytes(kMiB));
+  CHECK(p.intra == IntraLink::pci);
+  CHECK(p.bw_intra_GBps == Approx(24.0));  // PCIe gen 4 x16: 16 x 120 / 80 (§5)
+  CHECK_FALSE(find(candidates(p), Algorithm::ring, Protocol::ll128).enabled);  // §7: LL128 needs NVLink
 }

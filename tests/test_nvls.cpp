@@ -1,0 +1,43 @@
+// NVLS: in-switch reduction and multicast through NVSwitch generation 3, on the flow fabric.
+#include <catch2/catch.hpp>
+
+#include "collectives/nvls.h"
+#include "collectives/simulate.h"
+#include "sim/core/errors.h"
+#include "topologies/systems.h"
+
+using namespace weft;
+
+TEST_CASE("nvls: each rank's bytes go up once and come down once", "[nvls]") {
+  // All-reduce of S over n ranks: a rank is a source of every reduce group (its share of all n
+  // chunks: S in all) and the source of its own chunk's multicast (S/n): S(1 + 1/n) out.
+  const uint32_t n = 8;
+  const uint64_t size = 64ULL << 20;
+  Schedule s = nvls_schedule(CollectiveOp::all_reduce, n, Bytes(size), {16, Bytes(128 * 1024), 2});
+  validate(s);
+  for (uint64_t sent : bytes_sent_by_rank(s)) CHECK(sent == size + size / n);
+  Schedule gather = nvls_schedule(CollectiveOp::all_gather, n, Bytes(size), {});
+  for (uint64_t sent : bytes_sent_by_rank(gather)) CHECK(sent == size / n);
+  CHECK_THROWS_WITH(nvls_schedule(CollectiveOp::broadcast, n, Bytes(size)), Catch::Contains("ring"));
+}
+
+TEST_CASE("nvls: a DGX H100 all-reduce is bound by S(1 + 1/n) over each GPU's NVLink", "[nvls][validation]") {
+  // Each GPU moves 9/8 S each way over its 18 NVLink4 links (goodput 18 x 25 GB/s x 256/272 =
+  // 423.5 GB/s): at best 1 GiB x 9/8 / 423.5 GB/s = 2.85 ms; max-min sharing between the reduce
+  // and multicast stripes keeps it within 30 % of that.
+  Topology t = build_cluster(system_spec("dgx-h100"));
+  const uint64_t size = 1ULL << 30;
+  Schedule s = nvls_schedule(CollectiveOp::all_reduce, 8, Bytes(size));
+  double time = simulate(s, t, {"flow"}).time.seconds();
+  double bound = size * 9.0 / 8 * 8 / (18 * 25e9 * 8 * 256 / 272);
+  CHECK(time >= bound);
+  CHECK(time < 1.3 * bound);
+}
+
+TEST_CASE("nvls: needs reducing switches and a fabric with group transfers", "[nvls]") {
+  Schedule s = nvls_schedule(CollectiveOp::all_reduce, 8, Bytes(1 << 20));
+  Topology a100 = build_cluster(system_spec("dgx-a100"));  // NVSwitch gen 2: no in-switch reduction
+  CHECK_THROWS_WITH(simulate(s, a100, {"flow"}), Catch::Contains("NVSwitch generation 3"));
+  Topology h100 = build_cluster(system_spec("dgx-h100"));
+  CHECK_THROWS_WITH(simulate(s, h100, {"analytic"}), Catch::Contains("no multicast"));
+}
