@@ -4,7 +4,9 @@
 
 #include "cli/commands.h"
 #include "cli/system_options.h"
+#include "collectives/plan.h"
 #include "collectives/sweep.h"
+#include "sim/core/errors.h"
 #include "scenarios/report.h"
 #include "sim/fabric_registry.h"
 #include "topologies/builders.h"
@@ -30,7 +32,36 @@ struct CollectiveArgs {
   bool pxn = false;
   std::string routing = "ecmp";
   SystemArgs system;
+  std::string algo;          // NCCL_ALGO
+  std::string proto;         // NCCL_PROTO
+  std::string nccl_version;  // the tuner's constants
+  bool channels_given = false;
+  bool explain = false;
 };
+
+// --explain: what NCCL's model predicts for every (algorithm, protocol) at the largest size, and why
+// the pick won.
+std::string explain(const SweepSpec& spec, const Topology& topology, const ClusterSpec& cluster) {
+  CollectivePlan plan = plan_collective(spec.op, spec.max_bytes, topology, cluster, spec.plan);
+  const TunerInput& in = plan.input;
+  std::string out = fmt::format(
+      "# NCCL model ({}): {} node(s) x {} GPUs, {} {}, bw_intra {:.1f} GB/s, bw_inter {:.1f} GB/s per GPU, {} channels, "
+      "NVLS {}\n",
+      nccl_version(spec.plan.version).name, in.nodes, in.gpus_per_node, to_string(in.arch),
+      in.intra == IntraLink::nvlink ? "NVLink" : "PCIe", in.bw_intra_GBps, in.bw_inter_GBps, in.channels,
+      in.nvls ? "yes" : "no");
+  out += fmt::format("# at {} bytes:\n#   {:<14} {:<7} {:>12} {:>12} {:>14}  {}\n", spec.max_bytes.count(), "algorithm",
+                     "proto", "predicted_us", "latency_us", "algbw_GBps", "");
+  for (const Choice& c : candidates(in, spec.plan.overrides)) {
+    out += fmt::format("#   {:<14} {:<7} {:>12.1f} {:>12.1f} {:>14.1f}  {}\n", to_string(c.algorithm),
+                       to_string(c.protocol), c.predicted_us, c.latency_us, c.bandwidth_GBps,
+                       c.enabled ? "" : c.why);
+  }
+  out += fmt::format("# chosen: {}/{} with {} channels ({})\n", to_string(plan.choice.algorithm),
+                     to_string(plan.choice.protocol), plan.choice.channels, plan.choice.why);
+  if (!plan.note.empty()) out += "# " + plan.note + "\n";
+  return out;
+}
 
 void run(const CollectiveArgs& a) {
   LinkSpec link{LinkKind::generic, parse_bandwidth(a.link_rate, "--link-rate"), parse_time(a.latency, "--latency")};
@@ -48,8 +79,21 @@ void run(const CollectiveArgs& a) {
   OutputFormat format = parse_output_format(a.format);
   find_fabric(a.fabric);
   bool catalogue = !a.system.system.empty();
+  bool nccl_options = !a.algo.empty() || !a.proto.empty() || !a.nccl_version.empty() || a.explain;
+  if (nccl_options && !catalogue) {
+    throw ConfigError("--algo, --proto, --nccl-version and --explain need a catalogue system (--system NAME)");
+  }
   ClusterSpec cluster = catalogue ? resolve_system(a.system) : ClusterSpec{};
   Topology topology = catalogue ? build_cluster(cluster) : build_topology(a.topology, a.ranks, link);
+  if (catalogue) {  // NCCL's choice per size, as NCCL_ALGO / NCCL_PROTO / NCCL_MIN/MAX_NCHANNELS allow
+    spec.system = &cluster;
+    if (!a.algo.empty()) spec.plan.overrides.algorithm = parse_algorithm(a.algo, "--algo");
+    if (!a.proto.empty()) spec.plan.overrides.protocol = parse_protocol(a.proto, "--proto");
+    if (a.channels_given) spec.plan.overrides.min_channels = spec.plan.overrides.max_channels = a.channels;
+    spec.plan.version = a.nccl_version;
+    nccl_version(a.nccl_version);  // a bad version fails before any simulation
+  }
+  if (a.explain) fmt::print("{}", explain(spec, topology, cluster));
   std::vector<SweepRow> rows = sweep_collective(spec, topology);
   auto ranks = static_cast<uint32_t>(topology.gpus().size());
   std::string where = catalogue ? fmt::format("{} x{} nodes", a.system.system, cluster.nodes) : a.topology;
@@ -79,8 +123,14 @@ Action add_collective_command(CLI::App& app) {
   cmd->add_option("--routing", args->routing, "ecmp | spray | adaptive (per packet: needs --fabric packet)")
       ->capture_default_str();
   cmd->add_flag("--pxn", args->pxn, "Inter-node sends go over NVLink to the GPU on the destination's rail first (NCCL PXN)");
-  cmd->add_option("--channels,-c", args->channels, "Rings run in parallel, each with 1/C of the buffer")->capture_default_str()
-      ->check(CLI::Range(1u, 64u));
+  cmd->add_option("--channels,-c", args->channels,
+                  "Channels (rings) in parallel, each with 1/C of the buffer; with --system, NCCL_MIN/MAX_NCHANNELS")
+      ->capture_default_str()->check(CLI::Range(1u, 64u))
+      ->each([args](const std::string&) { args->channels_given = true; });
+  cmd->add_option("--algo", args->algo, "With --system: NCCL_ALGO (Ring, Tree, NVLS, NVLSTree, CollNetDirect, ...)");
+  cmd->add_option("--proto", args->proto, "With --system: NCCL_PROTO (LL, LL128, Simple)");
+  cmd->add_option("--nccl-version", args->nccl_version, "With --system: the NCCL version of the tuner's constants");
+  cmd->add_flag("--explain", args->explain, "With --system: every algorithm/protocol's predicted time and the choice");
   cmd->add_option("--chunk", args->chunk, "Bytes a rank sends per ring step; 0 = NCCL Simple default (2 MiB, 512 KiB for broadcast)")
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed for every random choice (ECMP hashing)")->capture_default_str();

@@ -11,21 +11,39 @@ bool per_rank_count(CollectiveOp op) {
   return op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
 }
 
+// nccl-tests: all-gather and reduce-scatter sizes are whole elements on every rank.
+uint64_t granule(CollectiveOp op, uint32_t ranks) { return kElementBytes * (per_rank_count(op) ? ranks : 1); }
+
+SweepRow row_of(CollectiveOp op, Bytes rounded, uint32_t ranks, const SimulationResult& result) {
+  double seconds = result.time.seconds();
+  double algbw = seconds > 0 ? static_cast<double>(rounded.count()) / seconds / 1e9 : 0.0;
+  return {rounded, rounded.count() / granule(op, ranks), result.time, algbw, algbw * bus_bandwidth_factor(op, ranks),
+          result.transfers};
+}
+
 }  // namespace
 
 SweepRow measure_collective(CollectiveOp op, Bytes size, const RingOptions& ring, const Topology& topology,
                             const SimulationOptions& options) {
   auto ranks = static_cast<uint32_t>(topology.gpus().size());
-  // nccl-tests: all-gather and reduce-scatter sizes are whole elements on every rank.
-  uint64_t granule = kElementBytes * (per_rank_count(op) ? ranks : 1);
-  Bytes rounded(size.count() / granule * granule);
-  Schedule schedule = ring_schedule(op, ranks, rounded, ring);
-  SimulationResult result = simulate(schedule, topology, options);
-  double seconds = result.time.seconds();
-  double algbw = seconds > 0 ? static_cast<double>(rounded.count()) / seconds / 1e9 : 0.0;
-  return {rounded, rounded.count() / granule, result.time, algbw, algbw * bus_bandwidth_factor(op, ranks),
-          result.transfers};
+  Bytes rounded(size.count() / granule(op, ranks) * granule(op, ranks));
+  SweepRow row = row_of(op, rounded, ranks, simulate(ring_schedule(op, ranks, rounded, ring), topology, options));
+  row.algorithm = fmt::format("Ring/Simple x{}", ring.channels);
+  return row;
 }
+
+SweepRow measure_planned(CollectiveOp op, Bytes size, const Topology& topology, const ClusterSpec& system,
+                         const PlanOptions& plan_options, const SimulationOptions& options) {
+  auto ranks = static_cast<uint32_t>(topology.gpus().size());
+  Bytes rounded(std::max(size.count() / granule(op, ranks), uint64_t{1}) * granule(op, ranks));
+  CollectivePlan plan = plan_collective(op, rounded, topology, system, plan_options);
+  SweepRow row = row_of(op, rounded, ranks, simulate(plan.schedule, topology, options));
+  row.algorithm = fmt::format("{}/{} x{}", to_string(plan.simulated), to_string(plan.choice.protocol),
+                              std::max<uint32_t>(1, plan.choice.channels));
+  row.note = plan.note;
+  return row;
+}
+
 
 std::vector<SweepRow> sweep_collective(const SweepSpec& spec, const Topology& topology) {
   if (spec.factor < 2) throw ConfigError(fmt::format("--factor: expected an integer of at least 2, got {}", spec.factor));
@@ -41,7 +59,8 @@ std::vector<SweepRow> sweep_collective(const SweepSpec& spec, const Topology& to
   for (uint64_t size = spec.min_bytes.count(); size <= spec.max_bytes.count(); size *= spec.factor) ++sizes;
   require_simulations(spec.fabric, sizes, "sizes", "give -b and -e the same size");
   for (uint64_t size = spec.min_bytes.count(); size <= spec.max_bytes.count(); size *= spec.factor) {
-    rows.push_back(measure_collective(spec.op, Bytes(size), spec.ring, topology, options));
+    rows.push_back(spec.system ? measure_planned(spec.op, Bytes(size), topology, *spec.system, spec.plan, options)
+                               : measure_collective(spec.op, Bytes(size), spec.ring, topology, options));
     if (size > UINT64_MAX / spec.factor) break;
   }
   return rows;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collectives/collective_op.h"
+#include "collectives/plan.h"
 #include "collectives/ring.h"
 #include "collectives/simulate.h"
 #include "topologies/topology.h"
@@ -22,6 +23,9 @@ struct SweepSpec {
   uint64_t seed = 1;
   bool pxn = false;
   RoutingPolicy routing = RoutingPolicy::ecmp;
+  // A catalogue system: each size runs what NCCL's tuner picks (plan_collective) instead of `ring`.
+  const ClusterSpec* system = nullptr;
+  PlanOptions plan;
 };
 
 struct SweepRow {
@@ -31,6 +35,8 @@ struct SweepRow {
   double algbw_GBps; // size / time
   double busbw_GBps; // algbw x bus_bandwidth_factor
   uint64_t transfers;
+  std::string algorithm = "Ring/Simple";  // what ran: NCCL's algorithm/protocol and channels
+  std::string note;                       // when weft simulates something else than NCCL's pick
 };
 
 // nccl-tests' default data type; sizes are whole numbers of it.
@@ -39,6 +45,10 @@ inline constexpr uint64_t kElementBytes = 4;
 
 // Throws ConfigError for an empty range or a factor below 2.
 std::vector<SweepRow> sweep_collective(const SweepSpec& spec, const Topology& topology);
+
+// One row with NCCL's choice for a catalogue system (the size rounded as nccl-tests does).
+SweepRow measure_planned(CollectiveOp op, Bytes size, const Topology& topology, const ClusterSpec& system,
+                         const PlanOptions& plan, const SimulationOptions& options);
 
 // One row: simulate `op` of `size` bytes on all GPUs of `topology`.
 SweepRow measure_collective(CollectiveOp op, Bytes size, const RingOptions& ring, const Topology& topology,

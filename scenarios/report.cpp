@@ -14,20 +14,20 @@ Json row_json(const SweepRow& r) {
   return Json{{"size", r.size.count()},         {"count", r.count},
               {"type", kElementType},           {"time_us", r.time.microseconds()},
               {"algbw_GBps", r.algbw_GBps},     {"busbw_GBps", r.busbw_GBps},
-              {"transfers", r.transfers}};
+              {"transfers", r.transfers},       {"algorithm", r.algorithm}};
 }
 
 std::string table_row(const SweepRow& r) {
-  return fmt::format("{:>14} {:>13} {:>6} {:>12.2f} {:>10.2f} {:>10.2f}\n", r.size.count(), r.count, kElementType,
-                     r.time.microseconds(), r.algbw_GBps, r.busbw_GBps);
+  return fmt::format("{:>14} {:>13} {:>6} {:>12.2f} {:>10.2f} {:>10.2f}  {}\n", r.size.count(), r.count, kElementType,
+                     r.time.microseconds(), r.algbw_GBps, r.busbw_GBps, r.algorithm);
 }
 
-constexpr const char* kTableHead = "{:>14} {:>13} {:>6} {:>12} {:>10} {:>10}\n";
-constexpr const char* kCsvHead = "size,count,type,time_us,algbw_GBps,busbw_GBps,transfers\n";
+constexpr const char* kTableHead = "{:>14} {:>13} {:>6} {:>12} {:>10} {:>10}  {}\n";
+constexpr const char* kCsvHead = "size,count,type,time_us,algbw_GBps,busbw_GBps,transfers,algorithm\n";
 
 std::string csv_row(const SweepRow& r) {
-  return fmt::format("{},{},{},{:.6f},{:.6f},{:.6f},{}\n", r.size.count(), r.count, kElementType, r.time.microseconds(),
-                     r.algbw_GBps, r.busbw_GBps, r.transfers);
+  return fmt::format("{},{},{},{:.6f},{:.6f},{:.6f},{},{}\n", r.size.count(), r.count, kElementType,
+                     r.time.microseconds(), r.algbw_GBps, r.busbw_GBps, r.transfers, r.algorithm);
 }
 
 // A catalogue system by its preset name, else the simple topology's name.
@@ -194,7 +194,7 @@ std::string format_sweep(const SweepHeader& h, const std::vector<SweepRow>& rows
     out += fmt::format("# weft collective: {} on {} x{} ({} fabric, {} links, {} per hop, {} channel(s))\n", h.op,
                        h.topology, h.ranks, h.fabric, h.link_rate, h.latency, h.channels);
   }
-  out += fmt::format(kTableHead, "size(B)", "count", "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
+  out += fmt::format(kTableHead, "size(B)", "count", "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "algorithm");
   for (const SweepRow& r : rows) out += table_row(r);
   return out;
 }
@@ -225,7 +225,7 @@ std::string format_scenario(const ScenarioResult& result, OutputFormat format) {
   }
   out += fmt::format("# {} ({}): {} x{}, {} fabric, seed {}\n", s.name, s.source, s.system.topology, s.system.ranks,
                      s.fabric, s.seed);
-  out += fmt::format("{:<15}", "op") + fmt::format(kTableHead, "size(B)", "count", "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
+  out += fmt::format("{:<15}", "op") + fmt::format(kTableHead, "size(B)", "count", "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "algorithm");
   for (const CollectiveOutcome& c : result.collectives) out += fmt::format("{:<15}", to_string(c.spec.op)) + table_row(c.row);
   out += fmt::format("total simulated time: {:.2f} us\n", result.total.microseconds());
   return out;

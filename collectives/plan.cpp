@@ -1,0 +1,114 @@
+#include "collectives/plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "collectives/all_to_all.h"
+#include "collectives/nvls.h"
+#include "collectives/ring.h"
+#include "collectives/tree.h"
+#include "sim/core/errors.h"
+
+namespace weft {
+namespace {
+
+// Which of NCCL's algorithms weft builds schedules for here.
+bool modelled(Algorithm a, CollectiveOp op, const TunerInput& in) {
+  switch (a) {
+    case Algorithm::ring: return op != CollectiveOp::all_to_all && op != CollectiveOp::send_recv;
+    case Algorithm::tree: return op == CollectiveOp::all_reduce;
+    case Algorithm::nvls: return in.nodes == 1;
+    default: return false;  // NVLSTree, CollNet, PAT: not yet
+  }
+}
+
+// The fastest enabled pair NCCL's model ranks among those weft simulates.
+Choice best_modelled(const TunerInput& in, const TunerOverrides& overrides) {
+  Choice best;
+  best.predicted_us = -1;
+  for (const Choice& c : candidates(in, overrides)) {
+    if (!c.enabled || !modelled(c.algorithm, in.op, in)) continue;
+    if (best.predicted_us < 0 || c.predicted_us < best.predicted_us) best = c;
+  }
+  if (best.predicted_us < 0) throw ConfigError("no algorithm weft models can run this collective here");
+  return best;
+}
+
+// Payload bytes per protocol step (nccl_model.md §8): Simple 512 KiB x CHUNKSTEPS (ring's default);
+// LL 64 KiB steps carry 32 KiB of data; LL128 614,400 B steps carry 15/16 of it.
+Bytes chunk_for(Protocol p) {
+  switch (p) {
+    case Protocol::ll: return Bytes(32 * 1024);
+    case Protocol::ll128: return Bytes(614'400 / 16 * 15);
+    case Protocol::simple: return Bytes();
+  }
+  return Bytes();
+}
+
+// Wire bytes per payload byte: LL lines are half flags, LL128 lines 8 B of flag per 120 B.
+void scale_for_protocol(Schedule& s, Protocol p) {
+  if (p == Protocol::simple) return;
+  for (Stream& stream : s.streams) {
+    for (StepRun& run : stream.runs) {
+      uint64_t b = run.bytes.count();
+      run.bytes = Bytes(p == Protocol::ll ? 2 * b : (b * 128 + 119) / 120);
+    }
+  }
+}
+
+Schedule build(Algorithm a, CollectiveOp op, Bytes size, const TunerInput& in, uint32_t channels, Protocol p) {
+  uint32_t ranks = in.ranks();
+  switch (a) {
+    case Algorithm::tree: {
+      TreeOptions o;
+      o.channels = std::max<uint32_t>(2, channels + channels % 2);
+      o.chunk = chunk_for(p);
+      o.ranks_per_node = in.nodes > 1 ? in.gpus_per_node : ranks;
+      return tree_all_reduce(ranks, size, o);
+    }
+    case Algorithm::nvls: return nvls_schedule(op, ranks, size, {std::max<uint32_t>(2, channels)});
+    default: {
+      RingOptions o;
+      o.channels = std::max<uint32_t>(1, channels);
+      o.chunk = chunk_for(p);
+      return ring_schedule(op, ranks, size, o);
+    }
+  }
+}
+
+Time microseconds(double us) { return Time::ps(static_cast<int64_t>(std::llround(us * 1e6))); }
+
+}  // namespace
+
+CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topology, const ClusterSpec& spec,
+                               const PlanOptions& options) {
+  CollectivePlan plan;
+  plan.input = describe_for_tuner(topology, spec, op, size);
+  plan.input.version = options.version;
+  plan.choice = tune(plan.input, options.overrides);
+  Choice run = plan.choice;
+  if (!modelled(run.algorithm, op, plan.input)) {
+    run = best_modelled(plan.input, options.overrides);
+    plan.note = fmt::format("NCCL would run {}/{}; weft simulates {}/{}, the best of what it models ({} is not "
+                            "modelled yet)",
+                            to_string(plan.choice.algorithm), to_string(plan.choice.protocol),
+                            to_string(run.algorithm), to_string(run.protocol), to_string(plan.choice.algorithm));
+  }
+  plan.simulated = run.algorithm;
+  uint32_t channels = std::max<uint32_t>(1, run.channels);
+  plan.schedule = build(run.algorithm, op, size, plan.input, channels, run.protocol);
+  scale_for_protocol(plan.schedule, run.protocol);
+  // NCCL's latency term for the whole operation (§2: base latency plus the hardware latency of its
+  // steps), charged once before the first step; the links add their own propagation on top.
+  plan.schedule.start_latency = microseconds(run.latency_us);
+  // One channel copies no faster than the speed NCCL's search gives it (§5); NVLS moves data with
+  // the switch's multimem operations instead, limited by the links.
+  if (run.algorithm != Algorithm::nvls) {
+    double speed = std::min(plan.input.bw_intra_GBps / channels, max_channel_speed_intra(plan.input.arch));
+    plan.schedule.channel_rate = Bandwidth::bps(static_cast<uint64_t>(speed * 8e9));
+  }
+  return plan;
+}
+
+}  // namespace weft

@@ -1,0 +1,35 @@
+// From "this collective on this system" to a Schedule, the way NCCL would run it: NCCL's tuner
+// (tuner.h) picks the algorithm, protocol and channels; the algorithm's schedule function builds
+// the steps; the protocol sets the chunk, the wire bytes (LL: 8 B of flags per 8 B of data; LL128:
+// 8 B per 120 B) and the latency NCCL's model charges for the operation; each channel is limited
+// to the per-channel speed NCCL's topology search gives it.
+#pragma once
+
+#include <string>
+
+#include "collectives/schedule.h"
+#include "collectives/tuner.h"
+#include "topologies/clusters.h"
+#include "topologies/topology.h"
+
+namespace weft {
+
+struct PlanOptions {
+  TunerOverrides overrides;  // --algo, --proto, --channels
+  std::string version;       // NCCL version of the tuner's constants; "" = newest documented
+};
+
+struct CollectivePlan {
+  Choice choice;             // what NCCL's tuner picks (or the overrides)
+  Algorithm simulated = Algorithm::ring;  // what the schedule runs: the choice, unless not modelled yet
+  std::string note;          // why `simulated` differs from the choice, when it does
+  TunerInput input;          // what the tuner was told about the system
+  Schedule schedule;
+};
+
+// Throws ConfigError for an override the system cannot run (from the tuner) or an op with no
+// algorithm here.
+CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topology, const ClusterSpec& spec,
+                               const PlanOptions& options = {});
+
+}  // namespace weft
