@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: run test test-asan bench deps build clean
+.PHONY: run test test-asan bench validate deps build clean
 
 deps:
 	@scripts/install-deps
@@ -26,6 +26,11 @@ test-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWEFT_SANITIZE=ON -DWEFT_BENCH=OFF >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+
+# Predictions against published nccl-tests measurements (../shared/validation): errors per system
+# and size band, rows with predictions in build/validate_collectives.csv.
+validate: build
+	@$(BUILD)/bench/weft_validate_collectives ../shared/validation/collectives.csv $(BUILD)/validate_collectives.csv
 
 # Speed figures (not tests): engine and solver micro-benchmarks, ring all-reduce at scale, SimGrid side by
 # side (hand-written and as a fabric), building and routing a 16,384-GPU rail-optimised fabric.

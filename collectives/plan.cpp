@@ -79,6 +79,80 @@ Schedule build(Algorithm a, CollectiveOp op, Bytes size, const TunerInput& in, u
 
 Time microseconds(double us) { return Time::ps(static_cast<int64_t>(std::llround(us * 1e6))); }
 
+// GPUs of one node joined directly by NVLink cables (cube mesh, bridges), as an adjacency matrix.
+std::vector<std::vector<bool>> nvlink_neighbours(const Topology& t, uint32_t first, uint32_t count) {
+  std::vector<std::vector<bool>> adj(count, std::vector<bool>(count, false));
+  for (LinkId l = 0; l < t.link_count(); ++l) {
+    if (t.link(l).kind != LinkKind::nvlink) continue;
+    const NodeProps& a = t.node(t.link_source(l));
+    const NodeProps& b = t.node(t.link_target(l));
+    if (a.kind != NodeKind::gpu || b.kind != NodeKind::gpu) continue;
+    auto i = static_cast<uint32_t>(a.gpu_index), j = static_cast<uint32_t>(b.gpu_index);
+    if (i >= first && j >= first && i < first + count && j < first + count) adj[i - first][j - first] = true;
+  }
+  return adj;
+}
+
+// Rings through direct NVLink cables, as NCCL's search finds them on a DGX-1: Hamiltonian cycles
+// from local GPU 0 (each once per direction set), up to `limit`; none when the GPUs are not so joined.
+std::vector<std::vector<uint32_t>> nvlink_rings(const std::vector<std::vector<bool>>& adj, size_t limit) {
+  size_t n = adj.size();
+  std::vector<std::vector<uint32_t>> rings;
+  std::vector<uint32_t> path{0};
+  std::vector<bool> used(n, false);
+  used[0] = true;
+  auto search = [&](auto&& self) -> void {
+    if (rings.size() >= limit) return;
+    if (path.size() == n) {
+      if (adj[path.back()][0] && path[1] < path.back()) rings.push_back(path);  // skip mirror images
+      return;
+    }
+    for (uint32_t next = 0; next < n; ++next) {
+      if (used[next] || !adj[path.back()][next]) continue;
+      used[next] = true;
+      path.push_back(next);
+      self(self);
+      path.pop_back();
+      used[next] = false;
+    }
+  };
+  if (n > 2) search(search);
+  return rings;
+}
+
+// The rank each virtual ring position of channel c maps to. One node joined by NVLink cables: the
+// channel's NVLink ring (alternating directions). Several nodes: within each node the ring starts
+// at a different GPU per channel, so channels leave the node through different GPUs and NICs (as
+// NCCL's per-channel rings do).
+std::vector<uint32_t> ring_order(const Topology& t, const TunerInput& in, uint32_t channel) {
+  uint32_t n = in.ranks(), g = in.gpus_per_node;
+  std::vector<uint32_t> order(n);
+  for (uint32_t i = 0; i < n; ++i) order[i] = i;
+  if (in.nodes == 1) {
+    auto rings = nvlink_rings(nvlink_neighbours(t, 0, n), 8);
+    if (rings.empty()) return order;  // NVSwitch (no GPU-to-GPU cables) or PCIe: rank order
+    std::vector<uint32_t> ring = rings[(channel / 2) % rings.size()];
+    if (channel % 2 == 1) std::reverse(ring.begin() + 1, ring.end());
+    return ring;
+  }
+  uint32_t offset = (channel * std::max<uint32_t>(1, g / std::max<uint32_t>(1, in.nics_per_node))) % g;
+  for (uint32_t i = 0; i < n; ++i) order[i] = i / g * g + (i % g + offset) % g;
+  return order;
+}
+
+// Relabels each channel's streams and peers with its ring order.
+void apply_ring_orders(Schedule& s, const Topology& t, const TunerInput& in) {
+  std::vector<std::vector<uint32_t>> orders;
+  for (Stream& stream : s.streams) {
+    while (orders.size() <= stream.channel) orders.push_back(ring_order(t, in, static_cast<uint32_t>(orders.size())));
+    const std::vector<uint32_t>& order = orders[stream.channel];
+    stream.rank = order[stream.rank];
+    for (StepRun& run : stream.runs) {
+      if (run.kind == StepKind::send) run.peer = order[run.peer];
+    }
+  }
+}
+
 }  // namespace
 
 CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topology, const ClusterSpec& spec,
@@ -98,6 +172,7 @@ CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topo
   plan.simulated = run.algorithm;
   uint32_t channels = std::max<uint32_t>(1, run.channels);
   plan.schedule = build(run.algorithm, op, size, plan.input, channels, run.protocol);
+  if (run.algorithm == Algorithm::ring) apply_ring_orders(plan.schedule, topology, plan.input);
   scale_for_protocol(plan.schedule, run.protocol);
   // NCCL's latency term for the whole operation (§2: base latency plus the hardware latency of its
   // steps), charged once before the first step; the links add their own propagation on top.

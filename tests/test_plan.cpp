@@ -1,0 +1,83 @@
+// Collective plans: NCCL's tuner choice turned into a schedule and simulated.
+#include <catch2/catch.hpp>
+
+#include "collectives/plan.h"
+#include "collectives/sweep.h"
+#include "sim/core/errors.h"
+#include "topologies/systems.h"
+
+using namespace weft;
+
+TEST_CASE("plan: a DGX H100 node runs NVLS for 1 GiB and a low-latency ring for 8 bytes", "[plan]") {
+  ClusterSpec spec = system_spec("dgx-h100");
+  Topology t = build_cluster(spec);
+  CollectivePlan big = plan_collective(CollectiveOp::all_reduce, Bytes(1ULL << 30), t, spec);
+  CHECK(big.simulated == Algorithm::nvls);
+  CHECK(big.choice.protocol == Protocol::simple);
+  CHECK(big.note.empty());
+  CollectivePlan small = plan_collective(CollectiveOp::all_reduce, Bytes(8), t, spec);
+  CHECK(small.choice.protocol == Protocol::ll);
+  validate(big.schedule);
+  validate(small.schedule);
+}
+
+TEST_CASE("plan: overrides are honoured and impossible ones explained", "[plan]") {
+  ClusterSpec spec = system_spec("dgx-h100");
+  Topology t = build_cluster(spec);
+  PlanOptions ring;
+  ring.overrides.algorithm = Algorithm::ring;
+  ring.overrides.protocol = Protocol::simple;
+  ring.overrides.min_channels = ring.overrides.max_channels = 4;
+  CollectivePlan p = plan_collective(CollectiveOp::all_reduce, Bytes(64 << 20), t, spec, ring);
+  CHECK(p.simulated == Algorithm::ring);
+  CHECK(p.choice.channels == 4);
+  ClusterSpec a100 = system_spec("dgx-a100");
+  Topology ta = build_cluster(a100);
+  PlanOptions nvls;
+  nvls.overrides.algorithm = Algorithm::nvls;
+  CHECK_THROWS_WITH(plan_collective(CollectiveOp::all_reduce, Bytes(1 << 20), ta, a100, nvls), Catch::Contains("NVLS"));
+}
+
+TEST_CASE("plan: what NCCL runs but weft does not model yet is said, and the next best is simulated", "[plan]") {
+  ClusterSpec spec = system_spec("dgx-h100");
+  spec.nodes = 2;
+  Topology t = build_cluster(spec);
+  CollectivePlan p = plan_collective(CollectiveOp::all_reduce, Bytes(1ULL << 30), t, spec);
+  CHECK(p.choice.algorithm == Algorithm::nvls_tree);  // NCCL's pick across two NVLS nodes
+  CHECK(p.simulated != Algorithm::nvls_tree);
+  CHECK_THAT(p.note, Catch::Contains("not modelled yet"));
+}
+
+TEST_CASE("plan: protocols change the wire bytes (LL x2, LL128 x128/120)", "[plan]") {
+  ClusterSpec spec = system_spec("dgx-h100");
+  Topology t = build_cluster(spec);
+  auto sent = [&](Protocol proto) {
+    PlanOptions o;
+    o.overrides.algorithm = Algorithm::ring;
+    o.overrides.protocol = proto;
+    o.overrides.min_channels = o.overrides.max_channels = 1;
+    uint64_t total = 0;
+    for (uint64_t b : bytes_sent_by_rank(plan_collective(CollectiveOp::all_reduce, Bytes(1 << 20), t, spec, o).schedule)) {
+      total += b;
+    }
+    return total;
+  };
+  uint64_t simple = sent(Protocol::simple);
+  CHECK(sent(Protocol::ll) == 2 * simple);
+  CHECK(static_cast<double>(sent(Protocol::ll128)) == Approx(simple * 128.0 / 120).epsilon(0.001));
+}
+
+TEST_CASE("plan: an nccl-tests sweep on a DGX H100 node is monotone and near the measurement", "[plan][validation]") {
+  // ../shared/validation/collectives.csv, NVIDIA DGX H100: 1 GiB all-reduce at 466.33 GB/s busbw.
+  // weft's NVLS on the flow fabric is link-bound (S(1 + 1/n) per GPU each way); within 15 %.
+  ClusterSpec spec = system_spec("dgx-h100");
+  Topology t = build_cluster(spec);
+  SweepSpec sweep;
+  sweep.min_bytes = Bytes(1 << 20);
+  sweep.max_bytes = Bytes(1ULL << 30);
+  sweep.factor = 4;
+  sweep.system = &spec;
+  std::vector<SweepRow> rows = sweep_collective(sweep, t);
+  for (size_t i = 1; i < rows.size(); ++i) CHECK(rows[i].busbw_GBps >= rows[i - 1].busbw_GBps);
+  CHECK(rows.back().busbw_GBps == Approx(466.33).epsilon(0.15));
+}
