@@ -113,7 +113,7 @@ Action add_collective_command(CLI::App& app) {
   cmd->add_option("--ranks", args->ranks, "Number of GPUs (ranks)")->capture_default_str()->check(CLI::Range(1u, 1u << 20));
   cmd->add_option("--link-rate", args->link_rate, "Rate of each link, per direction (400Gbps, 50GB/s, ...)")->capture_default_str();
   cmd->add_option("--latency", args->latency, "Latency of each link/hop (1us, 250ns, ...)")->capture_default_str();
-  cmd->add_option("--op", args->op, "all_reduce | all_gather | reduce_scatter | broadcast")->capture_default_str();
+  cmd->add_option("--op", args->op, "all_reduce | all_gather | reduce_scatter | broadcast | reduce | all_to_all | send_recv")->capture_default_str();
   cmd->add_option("--min-bytes,-b", args->min_bytes, "Smallest size (nccl-tests -b; 8, 4KB, 1M, 1G)")->capture_default_str();
   cmd->add_option("--max-bytes,-e", args->max_bytes, "Largest size (nccl-tests -e)")->capture_default_str();
   cmd->add_option("--factor,-f", args->factor, "Multiply the size by this between rows (nccl-tests -f)")->capture_default_str()

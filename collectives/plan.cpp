@@ -158,6 +158,14 @@ void apply_ring_orders(Schedule& s, const Topology& t, const TunerInput& in) {
 CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topology, const ClusterSpec& spec,
                                const PlanOptions& options) {
   CollectivePlan plan;
+  if (op == CollectiveOp::all_to_all || op == CollectiveOp::send_recv) {
+    // Point-to-point: NCCL posts grouped sends on its p2p channels; no tuner is involved.
+    auto ranks = static_cast<uint32_t>(topology.gpus().size());
+    plan.schedule = op == CollectiveOp::all_to_all ? pairwise_all_to_all(ranks, size) : send_recv(ranks, size);
+    plan.label = op == CollectiveOp::all_to_all ? "pairwise p2p" : "p2p";
+    plan.choice.why = "point-to-point: grouped sends, not tuned by NCCL";
+    return plan;
+  }
   plan.input = describe_for_tuner(topology, spec, op, size);
   plan.input.version = options.version;
   plan.choice = tune(plan.input, options.overrides);
@@ -170,6 +178,7 @@ CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topo
                             to_string(run.algorithm), to_string(run.protocol), to_string(plan.choice.algorithm));
   }
   plan.simulated = run.algorithm;
+  plan.label = fmt::format("{}/{} x{}", to_string(run.algorithm), to_string(run.protocol), std::max<uint32_t>(1, run.channels));
   uint32_t channels = std::max<uint32_t>(1, run.channels);
   plan.schedule = build(run.algorithm, op, size, plan.input, channels, run.protocol);
   if (run.algorithm == Algorithm::ring) apply_ring_orders(plan.schedule, topology, plan.input);

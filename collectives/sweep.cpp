@@ -2,13 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "collectives/all_to_all.h"
 #include "sim/core/errors.h"
 
 namespace weft {
 namespace {
 
 bool per_rank_count(CollectiveOp op) {
-  return op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
+  return op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_to_all;
 }
 
 // nccl-tests: all-gather and reduce-scatter sizes are whole elements on every rank.
@@ -27,8 +28,12 @@ SweepRow measure_collective(CollectiveOp op, Bytes size, const RingOptions& ring
                             const SimulationOptions& options) {
   auto ranks = static_cast<uint32_t>(topology.gpus().size());
   Bytes rounded(size.count() / granule(op, ranks) * granule(op, ranks));
-  SweepRow row = row_of(op, rounded, ranks, simulate(ring_schedule(op, ranks, rounded, ring), topology, options));
-  row.algorithm = fmt::format("Ring/Simple x{}", ring.channels);
+  bool p2p = op == CollectiveOp::all_to_all || op == CollectiveOp::send_recv;
+  Schedule schedule = op == CollectiveOp::all_to_all ? pairwise_all_to_all(ranks, rounded)
+                      : op == CollectiveOp::send_recv ? send_recv(ranks, rounded)
+                                                      : ring_schedule(op, ranks, rounded, ring);
+  SweepRow row = row_of(op, rounded, ranks, simulate(schedule, topology, options));
+  row.algorithm = p2p ? "pairwise p2p" : fmt::format("Ring/Simple x{}", ring.channels);
   return row;
 }
 
@@ -38,8 +43,7 @@ SweepRow measure_planned(CollectiveOp op, Bytes size, const Topology& topology, 
   Bytes rounded(std::max(size.count() / granule(op, ranks), uint64_t{1}) * granule(op, ranks));
   CollectivePlan plan = plan_collective(op, rounded, topology, system, plan_options);
   SweepRow row = row_of(op, rounded, ranks, simulate(plan.schedule, topology, options));
-  row.algorithm = fmt::format("{}/{} x{}", to_string(plan.simulated), to_string(plan.choice.protocol),
-                              std::max<uint32_t>(1, plan.choice.channels));
+  row.algorithm = plan.label;
   row.note = plan.note;
   return row;
 }
