@@ -181,7 +181,9 @@ CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topo
   plan.label = fmt::format("{}/{} x{}", to_string(run.algorithm), to_string(run.protocol), std::max<uint32_t>(1, run.channels));
   uint32_t channels = std::max<uint32_t>(1, run.channels);
   plan.schedule = build(run.algorithm, op, size, plan.input, channels, run.protocol);
-  if (run.algorithm == Algorithm::ring) apply_ring_orders(plan.schedule, topology, plan.input);
+  if (run.algorithm == Algorithm::ring || run.algorithm == Algorithm::tree) {
+    apply_ring_orders(plan.schedule, topology, plan.input);  // trees cross nodes at per-channel GPUs too
+  }
   scale_for_protocol(plan.schedule, run.protocol);
   // NCCL's latency term for the whole operation (§2: base latency plus the hardware latency of its
   // steps), charged once before the first step; the links add their own propagation on top.
