@@ -62,7 +62,7 @@ std::vector<Row> read_rows(const std::string& path) {
 std::string preset_for(const std::string& system) {
   const std::pair<const char*, const char*> known[] = {
       {"DGX H100", "dgx-h100"},  {"H200", "hgx-h200"},     {"A100 node", "dgx-a100"},
-      {"V100-SXM2", "dgx1-v100"}, {"p4de", "aws-p4de"},
+      {"V100-SXM2", "dgx1-v100"}, {"p4de", "aws-p4de"},   {"2080 Ti", "pcie-2080ti-nvlink"},
   };
   for (auto [needle, preset] : known) {
     if (system.find(needle) != std::string::npos) return preset;

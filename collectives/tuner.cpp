@@ -181,7 +181,8 @@ GpuArch arch_of(const catalogue::GpuSpec& gpu) {
   if (d.find("Blackwell") != std::string_view::npos) return GpuArch::blackwell;
   if (d.find("Hopper") != std::string_view::npos) return GpuArch::hopper;
   if (d.find("Ampere") != std::string_view::npos || d.find("Ada") != std::string_view::npos) return GpuArch::ampere;
-  if (d.find("Volta") != std::string_view::npos) return GpuArch::volta;
+  // Turing (sm75) shares the Volta row: NCCL indexes its tables by compCapIndex = 0 below sm80 (§3).
+  if (d.find("Volta") != std::string_view::npos || d.find("Turing") != std::string_view::npos) return GpuArch::volta;
   throw ConfigError(fmt::format("tuner: cannot tell the architecture of GPU '{}' ({})", gpu.name, d));
 }
 

@@ -138,6 +138,24 @@ ClusterSpec pcie_3090_nvlink() {
   return {"pcie-3090x8-nvlink", n, 1, net};
 }
 
+// A workstation with two RTX 2080 Ti joined by an NVLink bridge (Turing whitepaper: 2 NVLink 2 links),
+// both on the CPU's PCIe 3.0 x16 slots; one 10 GbE port.
+ClusterSpec pcie_2080ti_pair() {
+  NodeSpec n;
+  n.layout = NodeLayout::pcie;
+  n.gpu = "rtx-2080ti";
+  n.gpus = 2;
+  n.gpus_per_pcie_switch = 0;
+  n.cpu_sockets = 1;
+  n.nvlink_bridges = true;
+  n.nic = "eth-10g";
+  n.nics = 1;
+  NetworkSpec net;
+  net.shape = NetworkShape::single_switch;
+  net.technology = NetworkTechnology::ethernet;
+  return {"pcie-2080ti-nvlink", n, 1, net};
+}
+
 // AWS p4de.24xlarge (AWS instance page): 8 A100 80 GB on NVSwitch, 400 Gb/s of EFA as 4 x 100G.
 ClusterSpec aws_p4de() {
   NodeSpec n = hgx("a100-80gb", 2, 6, "efa", 2);
@@ -168,6 +186,7 @@ constexpr std::array kPresets = {
     SystemPreset{"dgx1-v100", "DGX-1 V100: 8x V100 in an NVLink2 hybrid cube mesh, 4x 100G EDR IB", dgx1_v100},
     SystemPreset{"pcie-4090x8", "8x RTX 4090 on PCIe 4.0 x8, no P2P, 25 GbE TCP", pcie_4090},
     SystemPreset{"pcie-3090x8-nvlink", "8x RTX 3090 on PCIe 4.0 x16 with NVLink bridge pairs, 100G RoCE", pcie_3090_nvlink},
+    SystemPreset{"pcie-2080ti-nvlink", "2x RTX 2080 Ti on PCIe 3.0 x16 with an NVLink bridge, 10 GbE", pcie_2080ti_pair},
     SystemPreset{"aws-p4de", "AWS p4de.24xlarge: 8x A100 80GB on NVSwitch, 4x 100G EFA", aws_p4de},
     SystemPreset{"aws-p5", "AWS p5.48xlarge: 8x H100 on NVSwitch, 3200G EFA as 8x 400G", aws_p5},
 };

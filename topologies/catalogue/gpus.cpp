@@ -104,6 +104,16 @@ constexpr GpuSpec kGpus[] = {
      .memory_bandwidth = 936e9, .memory = Bytes(24 * kGiB),
      .nvlink_generation = 3, .nvlink_links = 2,
      .pcie_generation = 4, .pcie_lanes = 16, .tdp_watts = 350},
+    // NVIDIA Turing GPU Architecture whitepaper (2018), GeForce RTX 2080 Ti reference: 4,352 CUDA cores
+    // at 1,545 MHz boost = 13.4 TFLOPS FP32; FP16 tensor with FP32 accumulate 53.8 TFLOPS (no BF16, no
+    // TF32, no FP8 on Turing: the bf16 field holds FP16); 11 GB GDDR6 at 616 GB/s; 250 W; PCIe Gen3 x16;
+    // two x8 NVLink 2 links of 25 GB/s per direction, 100 GB/s bidirectional over the bridge
+    // (techpowerup.com Turing architecture review p. 14; tomshardware.com Turing architecture, p. 7).
+    {.name = "rtx-2080ti", .description = "NVIDIA GeForce RTX 2080 Ti 11 GB (Turing), NVLink bridge",
+     .fp32_flops = 13.4 * kTera, .tf32_flops = 0, .bf16_flops = 53.8 * kTera, .fp8_flops = 0,
+     .memory_bandwidth = 616e9, .memory = Bytes(11 * kGiB),
+     .nvlink_generation = 2, .nvlink_links = 2,
+     .pcie_generation = 3, .pcie_lanes = 16, .tdp_watts = 250},
     // NVIDIA Ada GPU Architecture whitepaper, RTX 4090: FP32 82.6, TF32 82.6, BF16 (fp32 accumulate)
     // 165.2, FP8 (fp32 accumulate) 330.3, 24 GB GDDR6X at 1,008 GB/s, 450 W, PCIe Gen4, no NVLink.
     {.name = "rtx-4090", .description = "NVIDIA GeForce RTX 4090 24 GB (Ada Lovelace)",
