@@ -74,15 +74,9 @@ void ScheduleExecutor::pump(uint32_t s) {
 }
 
 void ScheduleExecutor::issue(uint32_t s, const StepRun& run, uint64_t index) {
-  auto on_done = [this, s, index] {
-    if (schedule_.step_latency > Time()) {
-      engine_.schedule_in(schedule_.step_latency, [this, s, index] { step_done(s, index); });
-    } else {
-      step_done(s, index);
-    }
-  };
-  if (run.kind == StepKind::local) {  // compute: no protocol latency
-    engine_.schedule_in(run.duration, [this, s, index] { step_done(s, index); });
+  auto on_done = [this, s, index] { step_done(s, index); };
+  if (run.kind == StepKind::local) {
+    engine_.schedule_in(run.duration, on_done);
     return;
   }
   if (run.kind == StepKind::group) {

@@ -58,11 +58,9 @@ struct Schedule {
   // The most one stream (an NCCL channel: one thread block) can copy, bit/s; 0 = only the links
   // limit it. Every send of the stream carries it as Transfer::max_rate.
   Bandwidth channel_rate;
-  // Protocol costs NCCL's model charges beyond the wire (nccl_model.md §2): once before the first
-  // step (kernel launch, base latency), and after every step's data has arrived (the protocol's
-  // per-step synchronisation, hardware latency).
+  // The latency NCCL's model charges beyond the wire (nccl_model.md §2: kernel launch, protocol
+  // synchronisation), once before the first step.
   Time start_latency;
-  Time step_latency;
   std::vector<Stream> streams;
   std::vector<RankGroup> groups;  // named by group steps
 };

@@ -25,6 +25,11 @@ size_t PacketFabric::QueuePairIdHash::operator()(const QueuePairId& k) const {
   return splitmix64(state);
 }
 
+size_t PacketFabric::FlowRouteKeyHash::operator()(const FlowRouteKey& k) const {
+  uint64_t state = (static_cast<uint64_t>(k.src) << 32 | k.dst) ^ (k.entropy * 0x9E3779B97F4A7C15ULL);
+  return splitmix64(state);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Starting a transfer
 
@@ -87,7 +92,7 @@ TransferId PacketFabric::start(const Transfer& transfer, OnTransferDone on_done)
   }
   if (config_.lossy.mode == packet::Retransmit::selective && flow.reliable) flow.got.assign(flow.packets, false);
   if (router_.options().policy != RoutingPolicy::ecmp) {
-    QueuePairId key{transfer.src, transfer.dst, transfer.entropy};  // the NICs follow the entropy
+    FlowRouteKey key{transfer.src, transfer.dst, transfer.entropy};  // the NICs follow the entropy
     auto it = spray_paths_.find(key);
     if (it == spray_paths_.end()) {
       it = spray_paths_.emplace(key, router_.variants(transfer.src, transfer.dst, transfer.entropy, kChoices)).first;

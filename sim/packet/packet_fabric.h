@@ -218,7 +218,15 @@ class PacketFabric final : public Fabric {
   std::vector<uint32_t> free_flows_;
   std::vector<QueuePairState> queue_pairs_;
   std::unordered_map<QueuePairId, uint32_t, QueuePairIdHash> queue_pair_index_;
-  std::unordered_map<QueuePairId, PathSet, QueuePairIdHash> spray_paths_;  // (src, dst, entropy) -> variants
+  struct FlowRouteKey {
+    NodeIndex src, dst;
+    uint64_t entropy;
+    bool operator==(const FlowRouteKey&) const = default;
+  };
+  struct FlowRouteKeyHash {
+    size_t operator()(const FlowRouteKey& k) const;
+  };
+  std::unordered_map<FlowRouteKey, PathSet, FlowRouteKeyHash> spray_paths_;  // equal-cost variants per flow
   FabricStats stats_;
   TransferId next_id_ = 0;
   uint64_t in_network_ = 0;   // packets queued or on a wire
