@@ -13,6 +13,22 @@ size_t GroupPaths::KeyHash::operator()(const std::vector<NodeIndex>& key) const 
   return h;
 }
 
+std::vector<NodeIndex> reducing_switches(const Topology& t, NodeIndex member) {
+  std::vector<NodeIndex> switches;
+  for (auto [e, end] = boost::out_edges(member, t.graph()); e != end; ++e) {
+    auto next = static_cast<NodeIndex>(boost::target(*e, t.graph()));
+    if (t.node(next).reduces && std::find(switches.begin(), switches.end(), next) == switches.end()) {
+      switches.push_back(next);
+    }
+  }
+  if (switches.empty()) {
+    throw ModelError(fmt::format("{} has no in-network reducing switch next to it (NVLS needs NVSwitch generation 3 "
+                                 "or later; CollNet needs SHARP switches)",
+                                 t.node(member).name));
+  }
+  return switches;
+}
+
 const std::vector<const Path*>& GroupPaths::stripes(const GroupTransfer& group) {
   WEFT_ASSERT(!group.srcs.empty() && !group.dsts.empty());
   std::vector<NodeIndex> key;
@@ -22,22 +38,8 @@ const std::vector<const Path*>& GroupPaths::stripes(const GroupTransfer& group) 
   key.insert(key.end(), group.dsts.begin(), group.dsts.end());
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
-  const Topology& t = router_.topology();
-  NodeIndex first = group.srcs.front();
-  std::vector<NodeIndex> switches;
-  for (auto [e, end] = boost::out_edges(first, t.graph()); e != end; ++e) {
-    auto next = static_cast<NodeIndex>(boost::target(*e, t.graph()));
-    if (t.node(next).reduces && std::find(switches.begin(), switches.end(), next) == switches.end()) {
-      switches.push_back(next);
-    }
-  }
-  if (switches.empty()) {
-    throw ModelError(fmt::format("{} has no in-network reducing switch next to it (NVLS needs NVSwitch generation 3 "
-                                 "or later; CollNet needs SHARP switches)",
-                                 t.node(first).name));
-  }
   std::vector<const Path*> out;
-  for (NodeIndex via : switches) out.push_back(&union_path(group, via));
+  for (NodeIndex via : reducing_switches(router_.topology(), group.srcs.front())) out.push_back(&union_path(group, via));
   return cache_.emplace(std::move(key), std::move(out)).first->second;
 }
 

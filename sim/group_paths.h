@@ -13,6 +13,10 @@
 
 namespace weft {
 
+// The switches next to `member` that reduce and multicast in the network; throws ModelError naming
+// what is missing when there is none.
+std::vector<NodeIndex> reducing_switches(const Topology& topology, NodeIndex member);
+
 class GroupPaths {
  public:
   explicit GroupPaths(Router& router) : router_(router) {}

@@ -34,21 +34,17 @@ size_t PacketFabric::FlowRouteKeyHash::operator()(const FlowRouteKey& k) const {
 // Starting a transfer
 
 TransferId PacketFabric::start(const Transfer& transfer, OnTransferDone on_done) {
+  return flows_[start_flow(transfer, std::move(on_done))].id;
+}
+
+uint32_t PacketFabric::start_flow(const Transfer& transfer, OnTransferDone on_done) {
   const Topology& topo = router_.topology();
   const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy);
   if (transfer.priority >= packet::kPriorities) {
     throw ConfigError(fmt::format("packet fabric: priority {} has no queue (expected 0 to {})", transfer.priority,
                                  packet::kPriorities - 1));
   }
-  uint32_t f = 0;
-  if (free_flows_.empty()) {
-    f = static_cast<uint32_t>(flows_.size());
-    flows_.emplace_back();
-  } else {
-    f = free_flows_.back();
-    free_flows_.pop_back();
-    flows_[f] = Flow{};
-  }
+  uint32_t f = new_flow();
   Flow& flow = flows_[f];
   flow.transfer = transfer;
   flow.on_done = std::move(on_done);
@@ -60,7 +56,7 @@ TransferId PacketFabric::start(const Transfer& transfer, OnTransferDone on_done)
   if (path.links.empty() || transfer.bytes.count() == 0) {  // nothing to carry: done one path latency later
     flow.sender_done = true;
     engine_.schedule_at(engine_.now() + path.latency, [this, f] { finish_receive(f); });
-    return flow.id;
+    return f;
   }
   // Packets are as large as every network link on the path allows (its RDMA MTU); off the network
   // they are 4 KiB chunks, which PCIe and NVLink carry as several TLPs / flit groups.
@@ -107,7 +103,7 @@ TransferId PacketFabric::start(const Transfer& transfer, OnTransferDone on_done)
     engine_.schedule_at(engine_.now(), [this] { sample_queues(); });
   }
   try_send(path.links[0]);
-  return flow.id;
+  return f;
 }
 
 uint32_t PacketFabric::queue_pair_of(const Transfer& t, LinkId first_link) {
@@ -259,6 +255,7 @@ void PacketFabric::receive_data(uint32_t p) {
   const Packet pkt = packets_[p];  // a copy: sending a control packet may grow the pool
   Flow& flow = flows_[pkt.flow];
   if (flow.receiver_done) return;  // a retransmitted copy of something already complete
+  if (flow.stripe >= 0) stripe_arrival(static_cast<uint32_t>(flow.stripe), pkt);
   if (pkt.ecn) {
     if (flow.cnp && flow.cnp->should_send(engine_.now())) send_control(pkt.flow, Kind::cnp, 0, 0);
     ++flow.echo;

@@ -38,6 +38,10 @@ class PacketFabric final : public Fabric {
 
   std::string_view name() const override { return "packet"; }
   TransferId start(const Transfer& transfer, OnTransferDone on_done) override;
+  // Striped over the reducing switches next to the group: every source sends its share to the
+  // switch; the switch forwards packet k to every destination once it has packet k from every
+  // source (reduction), or at once with one source (multicast). Needs lossless links.
+  TransferId start_group(const GroupTransfer& group, OnTransferDone on_done) override;
   FabricStats stats() const override;
   std::vector<LinkStats> link_stats() const override;
   // Runs the engine; throws ModelError when transfers are left that can never finish.
@@ -141,6 +145,20 @@ class PacketFabric final : public Fabric {
     std::unique_ptr<packet::DcqcnSender> dcqcn;
     std::unique_ptr<packet::CnpLimiter> cnp;
     std::unique_ptr<packet::DctcpWindow> window;
+    int32_t stripe = -1;             // a source's share of a group stripe: arrivals feed the switch
+  };
+
+  // One switch's part of a group transfer.
+  struct Stripe {
+    NodeIndex via = 0;
+    uint32_t sources = 0;
+    std::vector<uint16_t> arrived;   // per packet: sources whose copy reached the switch
+    std::vector<uint32_t> down;      // flows from the switch to each destination
+    uint32_t group = 0;
+  };
+  struct GroupState {
+    uint32_t pending = 0;            // destination flows still receiving
+    OnTransferDone on_done;
   };
 
   struct QueuePairState {
@@ -179,6 +197,7 @@ class PacketFabric final : public Fabric {
   void schedule_wake(uint32_t port, Time at);
 
   // packet_endpoints.cpp: senders and receivers
+  uint32_t start_flow(const Transfer& transfer, OnTransferDone on_done);  // the flow's index
   uint32_t queue_pair_of(const Transfer& t, LinkId first_link);
   bool pull(Port& port, uint32_t& packet);
   bool eligible(Flow& flow, Time& retry_at);
@@ -197,6 +216,11 @@ class PacketFabric final : public Fabric {
   void wake_queue_pair(uint32_t qp);
 
   void sample_queues();
+
+  // packet_groups.cpp
+  uint32_t new_flow();
+  uint32_t start_down_flow(uint32_t stripe, NodeIndex dst, const Flow& up, const GroupTransfer& group);
+  void stripe_arrival(uint32_t stripe, const Packet& up);
 
   // packet_deadlock.cpp: the watchdog
   void arm_watchdog();
@@ -227,6 +251,8 @@ class PacketFabric final : public Fabric {
     size_t operator()(const FlowRouteKey& k) const;
   };
   std::unordered_map<FlowRouteKey, PathSet, FlowRouteKeyHash> spray_paths_;  // equal-cost variants per flow
+  std::deque<Stripe> stripes_;
+  std::deque<GroupState> groups_;
   FabricStats stats_;
   TransferId next_id_ = 0;
   uint64_t in_network_ = 0;   // packets queued or on a wire

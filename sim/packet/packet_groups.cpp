@@ -1,0 +1,90 @@
+// Group transfers of the packet fabric (see PacketFabric::start_group): multicast and in-switch
+// reduction (NVLS, SHARP) as packets: sources' shares travel to the switch as ordinary flows; the
+// switch sends packet k on to every destination once it holds packet k from every source.
+#include <fmt/format.h>
+
+#include "sim/core/errors.h"
+#include "sim/group_paths.h"
+#include "sim/packet/packet_fabric.h"
+
+namespace weft {
+
+uint32_t PacketFabric::new_flow() {
+  if (free_flows_.empty()) {
+    flows_.emplace_back();
+    return static_cast<uint32_t>(flows_.size() - 1);
+  }
+  uint32_t f = free_flows_.back();
+  free_flows_.pop_back();
+  flows_[f] = Flow{};
+  return f;
+}
+
+TransferId PacketFabric::start_group(const GroupTransfer& group, OnTransferDone on_done) {
+  std::vector<NodeIndex> switches = reducing_switches(router_.topology(), group.srcs.front());
+  uint32_t g = static_cast<uint32_t>(groups_.size());
+  groups_.push_back({static_cast<uint32_t>(switches.size() * group.dsts.size()), std::move(on_done)});
+  TransferId first = next_id_;
+  uint64_t share = group.bytes.count() / switches.size();
+  for (size_t i = 0; i < switches.size(); ++i) {
+    Bytes bytes(i + 1 == switches.size() ? group.bytes.count() - share * i : share);
+    auto s = static_cast<uint32_t>(stripes_.size());
+    stripes_.push_back({switches[i], static_cast<uint32_t>(group.srcs.size()), {}, {}, g});
+    uint32_t up_flow = 0;
+    for (NodeIndex src : group.srcs) {  // each source's share to the switch, in its own queue pair
+      Transfer up{src, switches[i], bytes, 0, (1ULL << 63) | (group.entropy << 8) | i, group.tag};
+      up.max_rate = group.max_rate / switches.size();
+      up_flow = start_flow(up, [] {});
+      Flow& flow = flows_[up_flow];
+      flow.stripe = static_cast<int32_t>(s);  // set before any of its packets can arrive (a later event)
+      if (flow.reliable) throw ModelError("packet fabric: group transfers need lossless links (credits or PFC)");
+      if (stripes_[s].arrived.empty()) stripes_[s].arrived.assign(flow.packets, 0);
+    }
+    for (NodeIndex dst : group.dsts) stripes_[s].down.push_back(start_down_flow(s, dst, flows_[up_flow], group));
+  }
+  return first;
+}
+
+// The switch's flow to one destination: no sender of its own (the switch injects its packets).
+uint32_t PacketFabric::start_down_flow(uint32_t s, NodeIndex dst, const Flow& up, const GroupTransfer& group) {
+  uint32_t f = new_flow();
+  Flow& flow = flows_[f];
+  flow.transfer = {stripes_[s].via, dst, up.transfer.bytes, 0, group.entropy, group.tag};
+  flow.id = next_id_++;
+  flow.path = &router_.route(stripes_[s].via, dst, group.entropy);
+  flow.start = engine_.now();
+  flow.sender_done = true;
+  flow.segment = up.segment;  // packet k down carries what packet k up did
+  flow.packets = up.packets;
+  uint32_t g = stripes_[s].group;
+  flow.on_done = [this, g] {
+    GroupState& state = groups_[g];
+    if (--state.pending > 0) return;
+    OnTransferDone done = std::move(state.on_done);
+    done();
+  };
+  ++stats_.transfers_started;
+  if (flow.packets == 0) engine_.schedule_at(engine_.now() + flow.path->latency, [this, f] { finish_receive(f); });
+  return f;
+}
+
+void PacketFabric::stripe_arrival(uint32_t s, const Packet& up) {
+  Stripe& stripe = stripes_[s];
+  if (++stripe.arrived[up.seq] < stripe.sources) return;
+  for (uint32_t f : stripe.down) {  // reduced (or, with one source, as is): one copy per destination
+    uint32_t p = allocate_packet();
+    ++in_network_;
+    Packet& pkt = packets_[p];
+    pkt = Packet{};
+    pkt.path = flows_[f].path;
+    pkt.flow = f;
+    pkt.flow_id = flows_[f].id;
+    pkt.seq = up.seq;
+    pkt.payload = up.payload;
+    pkt.priority = up.priority;
+    pkt.kind = Kind::data;
+    enqueue(pkt.path->links[0], p);
+  }
+}
+
+}  // namespace weft
