@@ -9,6 +9,7 @@
 #include "collectives/ring.h"
 #include "collectives/tree.h"
 #include "sim/core/errors.h"
+#include "topologies/routing.h"
 
 namespace weft {
 namespace {
@@ -153,6 +154,19 @@ void apply_ring_orders(Schedule& s, const Topology& t, const TunerInput& in) {
   }
 }
 
+// The propagation the simulation adds along a ring's steps: NCCL's step count (§2: 2(n-1) for an
+// all-reduce, n-1 for the others) times the path latency between the first two ranks of channel 0.
+double simulated_ring_latency_us(const CollectivePlan& plan, const Topology& t, CollectiveOp op) {
+  if (plan.simulated != Algorithm::ring || plan.schedule.streams.empty()) return 0;
+  uint32_t n = plan.schedule.ranks;
+  double steps = op == CollectiveOp::all_reduce ? 2.0 * (n - 1) : n - 1.0;
+  const Stream& first = plan.schedule.streams.front();
+  uint32_t next = first.runs.empty() ? first.rank : first.runs.front().peer;
+  Router router(t, 1);
+  double hop = router.route(t.gpus()[first.rank], t.gpus()[next], 0).latency.microseconds();
+  return std::min(steps * hop, 0.5 * plan.choice.latency_us);  // never more than half NCCL's term
+}
+
 }  // namespace
 
 CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topology, const ClusterSpec& spec,
@@ -186,8 +200,9 @@ CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topo
   }
   scale_for_protocol(plan.schedule, run.protocol);
   // NCCL's latency term for the whole operation (§2: base latency plus the hardware latency of its
-  // steps), charged once before the first step; the links add their own propagation on top.
-  plan.schedule.start_latency = microseconds(run.latency_us);
+  // steps), charged once before the first step. NCCL's per-step term already covers the wire, which
+  // the simulated links add again; for a ring the part the links give back is taken out.
+  plan.schedule.start_latency = microseconds(run.latency_us - simulated_ring_latency_us(plan, topology, op));
   // One channel copies no faster than the speed NCCL's search gives it (§5); NVLS moves data with
   // the switch's multimem operations instead, limited by the links.
   if (run.algorithm != Algorithm::nvls) {
