@@ -20,12 +20,15 @@ bool modelled(Algorithm a, CollectiveOp op, const TunerInput& in) {
     case Algorithm::ring: return op != CollectiveOp::all_to_all && op != CollectiveOp::send_recv;
     case Algorithm::tree: return op == CollectiveOp::all_reduce;
     case Algorithm::nvls: return in.nodes == 1;
-    default: return false;  // NVLSTree, CollNet, PAT: not yet
+    case Algorithm::nvls_tree: return op == CollectiveOp::all_reduce && in.nodes > 1;
+    default: return false;  // CollNet, PAT: not yet
   }
 }
 
-// The fastest enabled pair NCCL's model ranks among those weft simulates.
-Choice best_modelled(const TunerInput& in, const TunerOverrides& overrides) {
+// The fastest enabled pair NCCL's model ranks among those weft simulates (an algorithm override
+// named the unmodelled one, so only the other overrides still apply).
+Choice best_modelled(const TunerInput& in, TunerOverrides overrides) {
+  overrides.algorithm.reset();
   Choice best;
   best.predicted_us = -1;
   for (const Choice& c : candidates(in, overrides)) {
@@ -69,6 +72,8 @@ Schedule build(Algorithm a, CollectiveOp op, Bytes size, const TunerInput& in, u
       return tree_all_reduce(ranks, size, o);
     }
     case Algorithm::nvls: return nvls_schedule(op, ranks, size, {std::max<uint32_t>(2, channels)});
+    case Algorithm::nvls_tree:
+      return nvls_tree_all_reduce(in.nodes, in.gpus_per_node, size, {std::max<uint32_t>(2, channels)});
     default: {
       RingOptions o;
       o.channels = std::max<uint32_t>(1, channels);
@@ -205,7 +210,7 @@ CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topo
   plan.schedule.start_latency = microseconds(run.latency_us - simulated_ring_latency_us(plan, topology, op));
   // One channel copies no faster than the speed NCCL's search gives it (§5); NVLS moves data with
   // the switch's multimem operations instead, limited by the links.
-  if (run.algorithm != Algorithm::nvls) {
+  if (run.algorithm != Algorithm::nvls && run.algorithm != Algorithm::nvls_tree) {
     double speed = std::min(plan.input.bw_intra_GBps / channels, max_channel_speed_intra(plan.input.arch));
     plan.schedule.channel_rate = Bandwidth::bps(static_cast<uint64_t>(speed * 8e9));
   }

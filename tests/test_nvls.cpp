@@ -54,3 +54,17 @@ TEST_CASE("nvls: the packet fabric reduces in the switch packet by packet, near 
   CHECK(r.time.seconds() == Approx(flow).epsilon(0.15));
   CHECK(r.fabric.drops == 0);
 }
+
+TEST_CASE("nvls tree: reduce in the node, ring across nodes, multicast back", "[nvls]") {
+  // 2 nodes x 8 GPUs, 64 MiB, 16 channels: a rank's shard per channel is 64 MiB / 128 = 512 KiB in
+  // 4 chunks of 128 KiB. It sends: to the 8 reduce groups of its node, 8 x its chunk per loop = S in
+  // all (64 MiB); over the nodes, 2(N-1) steps of chunk/N per loop = S/8 (8 MiB); its multicast, S/8.
+  Schedule s = nvls_tree_all_reduce(2, 8, Bytes(64ULL << 20), {16, Bytes(128 * 1024), 2});
+  validate(s);
+  for (uint64_t sent : bytes_sent_by_rank(s)) CHECK(sent == (64ULL << 20) + (8ULL << 20) + (8ULL << 20));
+  ClusterSpec spec = system_spec("dgx-h100");
+  spec.nodes = 2;
+  Topology t = build_cluster(spec);
+  CHECK(simulate(s, t, {"flow"}).time > Time());
+  CHECK_THROWS_WITH(nvls_tree_all_reduce(1, 8, Bytes(1 << 20)), Catch::Contains("at least 2 nodes"));
+}

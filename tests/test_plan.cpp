@@ -38,13 +38,26 @@ TEST_CASE("plan: overrides are honoured and impossible ones explained", "[plan]"
   CHECK_THROWS_WITH(plan_collective(CollectiveOp::all_reduce, Bytes(1 << 20), ta, a100, nvls), Catch::Contains("NVLS"));
 }
 
-TEST_CASE("plan: what NCCL runs but weft does not model yet is said, and the next best is simulated", "[plan]") {
+TEST_CASE("plan: two DGX H100 nodes run NVLSTree for 1 GiB", "[plan]") {
   ClusterSpec spec = system_spec("dgx-h100");
   spec.nodes = 2;
   Topology t = build_cluster(spec);
   CollectivePlan p = plan_collective(CollectiveOp::all_reduce, Bytes(1ULL << 30), t, spec);
   CHECK(p.choice.algorithm == Algorithm::nvls_tree);  // NCCL's pick across two NVLS nodes
-  CHECK(p.simulated != Algorithm::nvls_tree);
+  CHECK(p.simulated == Algorithm::nvls_tree);
+  validate(p.schedule);
+}
+
+TEST_CASE("plan: what NCCL runs but weft does not model yet is said, and the next best is simulated", "[plan]") {
+  ClusterSpec spec = system_spec("pcie-4090x8");  // one GPU per node: where NCCL runs PAT
+  spec.node.gpus = 1;
+  spec.nodes = 4;
+  Topology t = build_cluster(spec);
+  PlanOptions pat;
+  pat.overrides.algorithm = Algorithm::pat;
+  CollectivePlan p = plan_collective(CollectiveOp::all_gather, Bytes(1 << 20), t, spec, pat);
+  CHECK(p.choice.algorithm == Algorithm::pat);
+  CHECK(p.simulated != Algorithm::pat);
   CHECK_THAT(p.note, Catch::Contains("not modelled yet"));
 }
 
