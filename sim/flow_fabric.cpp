@@ -33,10 +33,10 @@ uint32_t FlowFabric::allocate_flow() {
 }
 
 TransferId FlowFabric::start(const Transfer& transfer, OnTransferDone on_done) {
-  if (const PathSet* stripes = router_.nvlink_stripes(transfer.src, transfer.dst)) {
-    return start_striped(*stripes, transfer, std::move(on_done));
-  }
-  return start_on(router_.route(transfer.src, transfer.dst, transfer.entropy), transfer, std::move(on_done));
+  const PathSet* stripes = nullptr;
+  const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy, stripes);
+  if (stripes) return start_striped(*stripes, transfer, std::move(on_done));
+  return start_on(path, transfer, std::move(on_done));
 }
 
 uint32_t FlowFabric::new_group(uint32_t parts, OnTransferDone on_done) {

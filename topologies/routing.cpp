@@ -63,26 +63,22 @@ Router::~Router() = default;
 // Public queries
 
 const Path& Router::route(NodeIndex src, NodeIndex dst, uint64_t entropy) {
+  const PathSet* stripes = nullptr;
+  return route(src, dst, entropy, stripes);
+}
+
+const Path& Router::route(NodeIndex src, NodeIndex dst, uint64_t entropy, const PathSet*& stripes) {
+  stripes = nullptr;
   if (!crosses_network(src, dst)) {
-    const PathSet& set = local_paths(src, dst);
+    const LocalRoutes& local = local_routes(src, dst);
+    const PathSet& set = local.paths;
+    if (local.nvlink_striped) stripes = &set;
     if (set.size() == 1) return set.front();
     return set[flow_hash(options_.seed, src, dst, entropy, 0) % set.size()];
   }
   auto [it, inserted] = routes_.try_emplace(FlowKey{src, dst, entropy}, nullptr);
   if (inserted) it->second = &intern(inter_host_links(src, dst, entropy));
   return *it->second;
-}
-
-const PathSet* Router::nvlink_stripes(NodeIndex src, NodeIndex dst) {
-  if (crosses_network(src, dst)) return nullptr;
-  const PathSet& set = local_paths(src, dst);
-  if (set.size() < 2) return nullptr;
-  for (const Path& p : set) {
-    for (LinkId l : p.links) {
-      if (topology_.link(l).kind != LinkKind::nvlink) return nullptr;
-    }
-  }
-  return &set;
 }
 
 PathSet Router::paths(NodeIndex src, NodeIndex dst, uint32_t limit) {
@@ -131,10 +127,16 @@ bool Router::crosses_network(NodeIndex src, NodeIndex dst) const {
   return !topology_.nics_of(src).empty() && !topology_.nics_of(dst).empty();
 }
 
-const PathSet& Router::local_paths(NodeIndex src, NodeIndex dst) {
+const PathSet& Router::local_paths(NodeIndex src, NodeIndex dst) { return local_routes(src, dst).paths; }
+
+const Router::LocalRoutes& Router::local_routes(NodeIndex src, NodeIndex dst) {
   auto it = local_cache_.find(pair_key(src, dst));
-  if (it == local_cache_.end()) it = local_cache_.emplace(pair_key(src, dst), compute_local(src, dst)).first;
-  return it->second;
+  if (it != local_cache_.end()) return it->second;
+  LocalRoutes local{compute_local(src, dst)};
+  local.nvlink_striped = local.paths.size() > 1 && std::all_of(local.paths.begin(), local.paths.end(), [&](const Path& p) {
+    return std::all_of(p.links.begin(), p.links.end(), [&](LinkId l) { return topology_.link(l).kind == LinkKind::nvlink; });
+  });
+  return local_cache_.emplace(pair_key(src, dst), std::move(local)).first->second;
 }
 
 PathSet Router::compute_local(NodeIndex src, NodeIndex dst) {

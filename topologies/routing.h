@@ -54,10 +54,11 @@ class Router {
   // cannot be reached. The reference stays valid for the Router's lifetime.
   const Path& route(NodeIndex src, NodeIndex dst, uint64_t entropy);
 
-  // When src and dst are joined by several equal-cost all-NVLink paths (GPUs on NVSwitches), the
-  // set of them: NVSwitch systems interleave a GPU's traffic to a peer over all its NVLinks by
-  // address, so a transfer uses every path at once. Otherwise null.
-  const PathSet* nvlink_stripes(NodeIndex src, NodeIndex dst);
+  // The same, and in `stripes` (else null) the set of paths when src and dst are joined by several
+  // equal-cost all-NVLink paths (GPUs on NVSwitches): NVSwitch systems interleave a GPU's traffic
+  // to a peer over all its NVLinks by address, so a transfer uses every path at once. One cache
+  // lookup: this is the flow fabric's per-transfer call.
+  const Path& route(NodeIndex src, NodeIndex dst, uint64_t entropy, const PathSet*& stripes);
 
   // Up to `limit` distinct paths the router may give (src, dst), for inspection and tests.
   PathSet paths(NodeIndex src, NodeIndex dst, uint32_t limit = 64);
@@ -114,7 +115,12 @@ class Router {
   std::vector<uint32_t> switch_index_;  // node -> dense index over network switches, or UINT32_MAX
   uint32_t switch_count_ = 0;
   std::vector<std::vector<NodeIndex>> cpus_by_host_;
-  std::unordered_map<uint64_t, PathSet> local_cache_;                // (src, dst) inside a host/domain
+  struct LocalRoutes {
+    PathSet paths;
+    bool nvlink_striped = false;  // several paths, all NVLink: a transfer interleaves over them
+  };
+  const LocalRoutes& local_routes(NodeIndex src, NodeIndex dst);
+  std::unordered_map<uint64_t, LocalRoutes> local_cache_;  // (src, dst) inside a host/domain
   std::unordered_map<NodeIndex, std::vector<uint16_t>> distances_;  // toward switch -> hops per switch
   struct FlowKey {
     NodeIndex src, dst;
