@@ -9,28 +9,11 @@
 #include "topologies/metrics.h"
 #include "topologies/routing.h"
 #include "topologies/systems.h"
+#include "tests/one_gpu_hosts.h"
 
 using namespace weft;
 
 namespace {
-
-// One GPU and one 100G NIC per host: the plain "host" of textbook fat-tree papers.
-ClusterSpec one_gpu_hosts(int nodes, NetworkShape shape, int radix, double oversubscription = 1) {
-  ClusterSpec c;
-  c.node.layout = NodeLayout::pcie;
-  c.node.gpu = "a30";
-  c.node.gpus = 1;
-  c.node.gpus_per_pcie_switch = 0;
-  c.node.cpu_sockets = 1;
-  c.node.nic = "eth-100g";
-  c.node.nics = 1;
-  c.nodes = nodes;
-  c.network.shape = shape;
-  c.network.technology = NetworkTechnology::roce;
-  c.network.radix = radix;
-  c.network.oversubscription = oversubscription;
-  return c;
-}
 
 std::map<std::string, uint64_t> node_counts(const Topology& t) {
   Router r(t, 1);
@@ -54,7 +37,7 @@ TEST_CASE("k=8 fat-tree: 128 hosts, 80 switches, (k/2)^2 paths between pods", "[
   // k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k^3/4 = 128 hosts; k^2/2 = 32 edge and 32
   // aggregation switches and (k/2)^2 = 16 cores, 80 in all. Hosts in different pods have (k/2)^2
   // = 16 shortest paths, in one pod but under different edges k/2 = 4, under one edge 1.
-  Topology t = build_cluster(one_gpu_hosts(128, NetworkShape::fat_tree, 8));
+  Topology t = build_cluster(testing::one_gpu_hosts(128, NetworkShape::fat_tree, 8));
   auto nodes = node_counts(t);
   CHECK(nodes["gpu"] == 128);
   CHECK(nodes["leaf"] == 32);
@@ -78,8 +61,8 @@ TEST_CASE("2:1 oversubscribed leaf-spine halves the bisection bandwidth", "[clus
   // under leaves 0-1, so the cut is their 2 x 4 uplinks: 8 x goodput. At 1:1 (radix 16: 8 down,
   // 8 up) the cut is 16 uplinks, as much as the 16 hosts can send: 16 x goodput.
   const double goodput = 100e9 * 4096 / (4096 + 82);  // RoCEv2 at MTU 4096, 82 B per packet
-  Topology over = build_cluster(one_gpu_hosts(32, NetworkShape::fat_tree, 12, 2.0));
-  Topology full = build_cluster(one_gpu_hosts(32, NetworkShape::fat_tree, 16, 1.0));
+  Topology over = build_cluster(testing::one_gpu_hosts(32, NetworkShape::fat_tree, 12, 2.0));
+  Topology full = build_cluster(testing::one_gpu_hosts(32, NetworkShape::fat_tree, 16, 1.0));
   CHECK(static_cast<double>(bisection_bandwidth(over).bps()) == Approx(8 * goodput).epsilon(1e-6));
   CHECK(static_cast<double>(bisection_bandwidth(full).bps()) == Approx(16 * goodput).epsilon(1e-6));
 }

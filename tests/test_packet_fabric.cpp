@@ -14,6 +14,7 @@
 #include "topologies/builders.h"
 #include "topologies/catalogue/links.h"
 #include "topologies/clusters.h"
+#include "tests/one_gpu_hosts.h"
 
 using namespace weft;
 
@@ -246,18 +247,8 @@ TEST_CASE("packet: agrees with flow on uncongested transfers and a ring all-redu
     double pkt = simulate(ring, t, {"packet"}).time.seconds();
     CHECK(pkt == Approx(flow).epsilon(0.03));
   }
-  ClusterSpec spec;
-  spec.node.layout = NodeLayout::pcie;
-  spec.node.gpu = "a30";
-  spec.node.gpus = 1;
-  spec.node.gpus_per_pcie_switch = 0;
-  spec.node.cpu_sockets = 1;
-  spec.node.nic = "eth-100g";
-  spec.node.nics = 1;
-  spec.nodes = 4;
-  spec.network.shape = NetworkShape::single_switch;
-  spec.network.technology = NetworkTechnology::roce;
-  Topology cluster = build_cluster(spec);  // GPU -> PCIe -> NIC -> switch: credits, then PFC
+  // GPU -> PCIe -> NIC -> switch: credits, then PFC.
+  Topology cluster = build_cluster(testing::one_gpu_hosts(4, NetworkShape::single_switch));
   Schedule ring = ring_all_reduce(4, Bytes(16'000'000), {});
   double flow = simulate(ring, cluster, {"flow"}).time.seconds();
   double pkt = simulate(ring, cluster, {"packet"}).time.seconds();
@@ -303,19 +294,7 @@ TEST_CASE("packet: ECMP collisions slow a permutation; per-packet spraying avoid
   // flow, hashed flows collide on uplinks and the slowest takes several times that; spraying every
   // packet over all equal-cost paths keeps the slowest within 2x (htsim: 167-1259 us vs 167-311 us).
   // Congestion control is off, as in that htsim comparison: what differs is the routing alone.
-  ClusterSpec spec;
-  spec.node.layout = NodeLayout::pcie;
-  spec.node.gpu = "a30";
-  spec.node.gpus = 1;
-  spec.node.gpus_per_pcie_switch = 0;
-  spec.node.cpu_sockets = 1;
-  spec.node.nic = "eth-100g";
-  spec.node.nics = 1;
-  spec.nodes = 1024;
-  spec.network.shape = NetworkShape::fat_tree;
-  spec.network.technology = NetworkTechnology::roce;
-  spec.network.radix = 16;
-  Topology t = build_cluster(spec);
+  Topology t = build_cluster(testing::one_gpu_hosts(1024, NetworkShape::fat_tree, 16));
   Rng rng(7, "permutation");
   std::vector<uint32_t> dst(1024);
   for (uint32_t i = 0; i < 1024; ++i) dst[i] = i;
