@@ -1,5 +1,7 @@
 #include "bench/simgrid_ring.h"
 
+#include "sim/simgrid_setup.h"
+
 #include <simgrid/s4u.hpp>
 #include <xbt/config.hpp>
 
@@ -25,63 +27,18 @@ namespace {
 
 namespace sg = simgrid::s4u;
 
-// SimGrid's Engine constructor wants a mutable argc/argv (it strips the options it consumes). This owns
-// the strings so the char* stay valid for the Engine's lifetime.
-class FakeArgv {
- public:
-  explicit FakeArgv(std::vector<std::string> args) : storage_(std::move(args)) {
-    for (std::string& arg : storage_) pointers_.push_back(arg.data());
-    pointers_.push_back(nullptr);
-    argc_ = static_cast<int>(storage_.size());
-  }
-  int* argc() { return &argc_; }
-  char** argv() { return pointers_.data(); }
-
- private:
-  std::vector<std::string> storage_;
-  std::vector<char*> pointers_;
-  int argc_ = 0;
-};
-
-// Must run after the Engine exists (it declares the options) and before the first zone is created
-// (creating the root zone instantiates the models, which read these options).
-void configure_pure_max_min() {
-  sg::Engine::set_config("network/model:CM02");
-  // The default (LV08) factors are 13.01 (latency) and 0.97 (bandwidth); CM02 sets 1 as defaults, but
-  // explicit values make the intent independent of the model's defaults.
-  sg::Engine::set_config("network/latency-factor:1");
-  sg::Engine::set_config("network/bandwidth-factor:1");
-  // weight-S > 0 makes max-min shares RTT-dependent (LV08's 20537); 0 gives plain max-min.
-  sg::Engine::set_config("network/weight-S:0");
-  // 0 disables the TCP window bound rate <= gamma / (2 * latency) (default gamma 4 MiB, in bytes); left
-  // on, an 8-rank 1 GiB ring at 400 Gb/s and 1 ms links takes 27x the max-min time.
-  sg::Engine::set_config("network/TCP-gamma:0");
-  // Otherwise every flow adds a reverse flow at 5 % of its rate on the backward route (ACK model), which
-  // in a ring shares the links of the neighbours' forward flows: about +5 % on every step.
-  sg::Engine::set_config("network/crosstraffic:0");
-  // KiB; the default 8 MiB per actor would reserve 16 GiB of address space at 2048 ranks, and a rank
-  // actor needs only a few frames.
+// Actors need only a few frames: SimGrid's default 8 MiB stack per actor would reserve 16 GiB of
+// address space at 2048 ranks (KiB).
+void configure_ring() {
+  simgrid_setup::configure_pure_max_min();
   sg::Engine::set_config("contexts/stack-size:256");
-}
-
-// Our check that the model really is pure max-min once the models exist (CM02 applies its own
-// defaults at that point, and a later SimGrid could change them).
-void check_pure_max_min() {
-  namespace cfg = simgrid::config;
-  const bool pure = cfg::get_value<std::string>("network/model") == "CM02" &&
-                    cfg::get_value<double>("network/latency-factor") == 1.0 &&
-                    cfg::get_value<double>("network/bandwidth-factor") == 1.0 &&
-                    cfg::get_value<double>("network/weight-S") == 0.0 &&
-                    cfg::get_value<double>("network/TCP-gamma") == 0.0 &&
-                    !cfg::get_value<bool>("network/crosstraffic");
-  if (!pure) throw std::logic_error("simgrid_ring_all_reduce: SimGrid network model is not pure CM02 max-min");
 }
 
 // One star zone is the switch: host i reaches the switch through the UP half of its split-duplex link
 // and is reached through the DOWN half, so host a -> host b uses link_a_UP then link_b_DOWN.
 std::vector<sg::Host*> build_star_platform(int ranks, double link_bps, double link_latency_s) {
   sg::NetZone* zone = sg::create_star_zone("switch");
-  check_pure_max_min();
+  simgrid_setup::check_pure_max_min();
   std::vector<sg::Host*> hosts;
   hosts.reserve(static_cast<std::size_t>(ranks));
   for (int i = 0; i < ranks; ++i) {
@@ -149,9 +106,9 @@ SimgridRingResult simgrid_ring_all_reduce(int ranks, double bytes, double link_b
   static std::atomic<bool> engine_used{false};
   if (engine_used.exchange(true)) throw std::logic_error("simgrid_ring_all_reduce: may be called only once per process");
 
-  FakeArgv args({"weft-simgrid-ring", "--log=root.thresh:critical"});
+  simgrid_setup::EngineArgs args("weft-simgrid-ring");
   sg::Engine engine(args.argc(), args.argv());
-  configure_pure_max_min();
+  configure_ring();
   const std::vector<sg::Host*> hosts = build_star_platform(ranks, link_bps, link_latency_s);
   if (ranks >= 2) check_route(hosts[0], hosts[1], link_bps, link_latency_s);
 

@@ -1,5 +1,7 @@
 #include "sim/simgrid_fabric.h"
 
+#include "sim/simgrid_setup.h"
+
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
@@ -34,47 +36,6 @@ std::atomic<bool> simgrid_used{false};
 // than 1 ps, so rounding to the nearest picosecond is exact for the times SimGrid computes from ours.
 int64_t to_ps(double seconds) { return std::llround(seconds * 1e12); }
 double to_seconds(int64_t ps) { return static_cast<double>(ps) * 1e-12; }
-
-// The SimGrid engine wants an argc/argv it may edit (it strips the options it reads); this owns the
-// strings for the engine's lifetime.
-class EngineArgs {
- public:
-  EngineArgs() {
-    for (std::string& a : storage_) pointers_.push_back(a.data());
-    pointers_.push_back(nullptr);
-    argc_ = static_cast<int>(storage_.size());
-  }
-  int* argc() { return &argc_; }
-  char** argv() { return pointers_.data(); }
-
- private:
-  // Quiet: the library prints nothing (SimGrid would log every configuration change at INFO).
-  std::vector<std::string> storage_{"weft-simgrid-fabric", "--log=root.thres:critical"};
-  std::vector<char*> pointers_;
-  int argc_ = 0;
-};
-
-// Pure max-min, as the `flow` fabric models it (see bench/simgrid_ring.cpp for what each default
-// would add). Must run after the engine exists and before the first zone (which builds the models).
-void configure_pure_max_min() {
-  sg4::Engine::set_config("network/model:CM02");
-  sg4::Engine::set_config("network/latency-factor:1");
-  sg4::Engine::set_config("network/bandwidth-factor:1");
-  sg4::Engine::set_config("network/weight-S:0");      // > 0 makes shares RTT-dependent
-  sg4::Engine::set_config("network/TCP-gamma:0");     // 0: no TCP window bound on a flow's rate
-  sg4::Engine::set_config("network/crosstraffic:0");  // no 5 % reverse (ACK) flow per transfer
-}
-
-// Once the models exist (CM02 applies its own defaults then), check that they are what we asked for.
-void check_pure_max_min() {
-  namespace cfg = simgrid::config;
-  const bool pure = cfg::get_value<std::string>("network/model") == "CM02" &&
-                    cfg::get_value<double>("network/latency-factor") == 1.0 &&
-                    cfg::get_value<double>("network/bandwidth-factor") == 1.0 &&
-                    cfg::get_value<double>("network/weight-S") == 0.0 &&
-                    cfg::get_value<double>("network/TCP-gamma") == 0.0 && !cfg::get_value<bool>("network/crosstraffic");
-  if (!pure) throw ModelError("simgrid fabric: SimGrid's network model is not pure CM02 max-min");
-}
 
 // A zone whose route for a transfer is the weft Path chosen for it (ECMP by entropy included), not a
 // per-(src, dst) table: SimGrid asks for the route once, synchronously, when a communication starts,
@@ -147,7 +108,7 @@ class SimGridFabric::Impl {
   Engine& engine_;
   Router& router_;
   Recorder& recorder_;
-  EngineArgs args_;
+  simgrid_setup::EngineArgs args_{"weft-simgrid-fabric"};
   std::unique_ptr<sg4::Engine> simgrid_;
   PathZone* zone_ = nullptr;       // owned by SimGrid (its engine deletes the root zone)
   std::vector<sg4::Host*> hosts_;  // by NodeIndex
@@ -172,9 +133,9 @@ SimGridFabric::Impl::Impl(Engine& engine, Router& router, Recorder& recorder)
     throw ModelError("the simgrid fabric can run once per process: SimGrid's engine is a singleton");
   }
   simgrid_ = std::make_unique<sg4::Engine>(args_.argc(), args_.argv());
-  configure_pure_max_min();
+  simgrid_setup::configure_pure_max_min();
   build_platform();
-  check_pure_max_min();
+  simgrid_setup::check_pure_max_min();
   sg4::Activity::on_completion_cb([this](const sg4::Activity& a) { on_completion(a); });
 }
 
