@@ -99,7 +99,8 @@ void run(const CollectiveArgs& a) {
   std::string where = catalogue ? fmt::format("{} x{} nodes", a.system.system, cluster.nodes) : a.topology;
   std::string rate = catalogue ? "" : a.link_rate;
   std::string latency = catalogue ? "" : a.latency;
-  SweepHeader header{std::string(to_string(spec.op)), where, ranks, a.fabric, rate, latency, a.channels};
+  uint32_t channels = catalogue && !a.channels_given ? 0 : a.channels;
+  SweepHeader header{std::string(to_string(spec.op)), where, ranks, a.fabric, rate, latency, channels};
   fmt::print("{}", format_sweep(header, rows, format));
 }
 
@@ -131,7 +132,7 @@ Action add_collective_command(CLI::App& app) {
   cmd->add_option("--proto", args->proto, "With --system: NCCL_PROTO (LL, LL128, Simple)");
   cmd->add_option("--nccl-version", args->nccl_version, "With --system: the NCCL version of the tuner's constants");
   cmd->add_flag("--explain", args->explain, "With --system: every algorithm/protocol's predicted time and the choice");
-  cmd->add_option("--chunk", args->chunk, "Bytes a rank sends per ring step; 0 = NCCL Simple default (2 MiB, 512 KiB for broadcast)")
+  cmd->add_option("--chunk", args->chunk, "Bytes a rank sends per ring step (without --system); 0 = NCCL Simple default (2 MiB, 512 KiB for broadcast)")
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed for every random choice (ECMP hashing)")->capture_default_str();
   cmd->add_option("--format", args->format, "table | csv | json")->capture_default_str()

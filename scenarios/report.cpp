@@ -188,8 +188,10 @@ std::string format_sweep(const SweepHeader& h, const std::vector<SweepRow>& rows
     return out;
   }
   if (h.link_rate.empty()) {  // a catalogue system: its links are in `weft topo`
-    out += fmt::format("# weft collective: {} on {}, {} ranks ({} fabric, {} channel(s))\n", h.op, h.topology, h.ranks,
-                       h.fabric, h.channels);
+    std::string channels = h.channels == 0 ? "algorithm and channels as NCCL's tuner picks them per size"
+                                            : fmt::format("{} channel(s)", h.channels);
+    out += fmt::format("# weft collective: {} on {}, {} ranks ({} fabric, {})\n", h.op, h.topology, h.ranks, h.fabric,
+                       channels);
   } else {
     out += fmt::format("# weft collective: {} on {} x{} ({} fabric, {} links, {} per hop, {} channel(s))\n", h.op,
                        h.topology, h.ranks, h.fabric, h.link_rate, h.latency, h.channels);

@@ -24,7 +24,7 @@ struct SweepHeader {
   std::string fabric;
   std::string link_rate;  // empty for a catalogue system (its links vary by kind)
   std::string latency;
-  uint32_t channels;
+  uint32_t channels;  // 0: chosen per size by NCCL's tuner (catalogue systems)
 };
 
 std::string format_sweep(const SweepHeader& header, const std::vector<SweepRow>& rows, OutputFormat format);
