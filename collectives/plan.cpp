@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 
 #include "collectives/all_to_all.h"
+#include "collectives/collnet.h"
+#include "collectives/communicator.h"
 #include "collectives/nvls.h"
+#include "collectives/pat.h"
 #include "collectives/ring.h"
 #include "collectives/tree.h"
 #include "sim/core/errors.h"
@@ -21,8 +24,11 @@ bool modelled(Algorithm a, CollectiveOp op, const TunerInput& in) {
     case Algorithm::tree: return op == CollectiveOp::all_reduce;
     case Algorithm::nvls: return in.nodes == 1;
     case Algorithm::nvls_tree: return op == CollectiveOp::all_reduce && in.nodes > 1;
-    default: return false;  // CollNet, PAT: not yet
+    case Algorithm::pat: return op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
+    case Algorithm::collnet_direct:  // all-gather / reduce-scatter through SHARP: not yet
+    case Algorithm::collnet_chain: return op == CollectiveOp::all_reduce && in.nodes > 1;
   }
+  return false;
 }
 
 // The fastest enabled pair NCCL's model ranks among those weft simulates (an algorithm override
@@ -74,6 +80,15 @@ Schedule build(Algorithm a, CollectiveOp op, Bytes size, const TunerInput& in, u
     case Algorithm::nvls: return nvls_schedule(op, ranks, size, {std::max<uint32_t>(2, channels)});
     case Algorithm::nvls_tree:
       return nvls_tree_all_reduce(in.nodes, in.gpus_per_node, size, {std::max<uint32_t>(2, channels)});
+    case Algorithm::pat: return pat_schedule(op, ranks, size, {.channels = std::max<uint32_t>(1, channels)});
+    case Algorithm::collnet_direct:
+    case Algorithm::collnet_chain: {
+      // Heads: the GPUs of a node with a NIC port of their own (all of them on DGX A100/H100).
+      CollNetOptions o{.channels = std::max<uint32_t>(1, channels),
+                       .heads = std::clamp<uint32_t>(in.nics_per_node, 1, in.gpus_per_node)};
+      return a == Algorithm::collnet_direct ? collnet_direct_all_reduce(in.nodes, in.gpus_per_node, size, o)
+                                            : collnet_chain_all_reduce(in.nodes, in.gpus_per_node, size, o);
+    }
     default: {
       RingOptions o;
       o.channels = std::max<uint32_t>(1, channels);
@@ -84,20 +99,6 @@ Schedule build(Algorithm a, CollectiveOp op, Bytes size, const TunerInput& in, u
 }
 
 Time microseconds(double us) { return Time::ps(static_cast<int64_t>(std::llround(us * 1e6))); }
-
-// GPUs of one node joined directly by NVLink cables (cube mesh, bridges), as an adjacency matrix.
-std::vector<std::vector<bool>> nvlink_neighbours(const Topology& t, uint32_t first, uint32_t count) {
-  std::vector<std::vector<bool>> adj(count, std::vector<bool>(count, false));
-  for (LinkId l = 0; l < t.link_count(); ++l) {
-    if (t.link(l).kind != LinkKind::nvlink) continue;
-    const NodeProps& a = t.node(t.link_source(l));
-    const NodeProps& b = t.node(t.link_target(l));
-    if (a.kind != NodeKind::gpu || b.kind != NodeKind::gpu) continue;
-    auto i = static_cast<uint32_t>(a.gpu_index), j = static_cast<uint32_t>(b.gpu_index);
-    if (i >= first && j >= first && i < first + count && j < first + count) adj[i - first][j - first] = true;
-  }
-  return adj;
-}
 
 // Rings through direct NVLink cables, as NCCL's search finds them on a DGX-1: Hamiltonian cycles
 // from local GPU 0 (each once per direction set), up to `limit`; none when the GPUs are not so joined.
@@ -126,16 +127,17 @@ std::vector<std::vector<uint32_t>> nvlink_rings(const std::vector<std::vector<bo
   return rings;
 }
 
-// The rank each virtual ring position of channel c maps to. One node joined by NVLink cables: the
-// channel's NVLink ring (alternating directions). Several nodes: within each node the ring starts
-// at a different GPU per channel, so channels leave the node through different GPUs and NICs (as
-// NCCL's per-channel rings do).
-std::vector<uint32_t> ring_order(const Topology& t, const TunerInput& in, uint32_t channel) {
+// The position each virtual ring position of channel c maps to (positions are node-major, see
+// communicator.h). One node joined by NVLink cables: the channel's NVLink ring (alternating
+// directions). Several nodes: within each node the ring starts at a different GPU per channel, so
+// channels leave the node through different GPUs and NICs (as NCCL's per-channel rings do).
+std::vector<uint32_t> ring_order(const Topology& t, const TunerInput& in, std::span<const uint32_t> gpus,
+                                 uint32_t channel) {
   uint32_t n = in.ranks(), g = in.gpus_per_node;
   std::vector<uint32_t> order(n);
   for (uint32_t i = 0; i < n; ++i) order[i] = i;
   if (in.nodes == 1) {
-    auto rings = nvlink_rings(nvlink_neighbours(t, 0, n), 8);
+    auto rings = nvlink_rings(nvlink_neighbours(t, gpus), 8);
     if (rings.empty()) return order;  // NVSwitch (no GPU-to-GPU cables) or PCIe: rank order
     std::vector<uint32_t> ring = rings[(channel / 2) % rings.size()];
     if (channel % 2 == 1) std::reverse(ring.begin() + 1, ring.end());
@@ -147,10 +149,12 @@ std::vector<uint32_t> ring_order(const Topology& t, const TunerInput& in, uint32
 }
 
 // Relabels each channel's streams and peers with its ring order.
-void apply_ring_orders(Schedule& s, const Topology& t, const TunerInput& in) {
+void apply_ring_orders(Schedule& s, const Topology& t, const TunerInput& in, std::span<const uint32_t> gpus) {
   std::vector<std::vector<uint32_t>> orders;
   for (Stream& stream : s.streams) {
-    while (orders.size() <= stream.channel) orders.push_back(ring_order(t, in, static_cast<uint32_t>(orders.size())));
+    while (orders.size() <= stream.channel) {
+      orders.push_back(ring_order(t, in, gpus, static_cast<uint32_t>(orders.size())));
+    }
     const std::vector<uint32_t>& order = orders[stream.channel];
     stream.rank = order[stream.rank];
     for (StepRun& run : stream.runs) {
@@ -161,14 +165,15 @@ void apply_ring_orders(Schedule& s, const Topology& t, const TunerInput& in) {
 
 // The propagation the simulation adds along a ring's steps: NCCL's step count (§2: 2(n-1) for an
 // all-reduce, n-1 for the others) times the path latency between the first two ranks of channel 0.
-double simulated_ring_latency_us(const CollectivePlan& plan, const Topology& t, CollectiveOp op) {
+double simulated_ring_latency_us(const CollectivePlan& plan, const Topology& t, std::span<const uint32_t> gpus,
+                                 CollectiveOp op) {
   if (plan.simulated != Algorithm::ring || plan.schedule.streams.empty()) return 0;
   uint32_t n = plan.schedule.ranks;
   double steps = op == CollectiveOp::all_reduce ? 2.0 * (n - 1) : n - 1.0;
   const Stream& first = plan.schedule.streams.front();
   uint32_t next = first.runs.empty() ? first.rank : first.runs.front().peer;
   Router router(t, 1);
-  double hop = router.route(t.gpus()[first.rank], t.gpus()[next], 0).latency.microseconds();
+  double hop = router.route(t.gpus()[gpus[first.rank]], t.gpus()[gpus[next]], 0).latency.microseconds();
   return std::min(steps * hop, 0.5 * plan.choice.latency_us);  // never more than half NCCL's term
 }
 
@@ -176,16 +181,24 @@ double simulated_ring_latency_us(const CollectivePlan& plan, const Topology& t, 
 
 CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topology, const ClusterSpec& spec,
                                const PlanOptions& options) {
+  std::vector<uint32_t> all(topology.gpus().size());
+  for (uint32_t r = 0; r < all.size(); ++r) all[r] = r;
+  return plan_collective(op, size, topology, spec, all, options);
+}
+
+CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topology, const ClusterSpec& spec,
+                               std::span<const uint32_t> gpus, const PlanOptions& options) {
   CollectivePlan plan;
+  const CommunicatorLayout layout = layout_of(topology, gpus);
   if (op == CollectiveOp::all_to_all || op == CollectiveOp::send_recv) {
     // Point-to-point: NCCL posts grouped sends on its p2p channels; no tuner is involved.
-    auto ranks = static_cast<uint32_t>(topology.gpus().size());
+    auto ranks = static_cast<uint32_t>(gpus.size());
     plan.schedule = op == CollectiveOp::all_to_all ? pairwise_all_to_all(ranks, size) : send_recv(ranks, size);
     plan.label = op == CollectiveOp::all_to_all ? "pairwise p2p" : "p2p";
     plan.choice.why = "point-to-point: grouped sends, not tuned by NCCL";
     return plan;
   }
-  plan.input = describe_for_tuner(topology, spec, op, size);
+  plan.input = describe_communicator(topology, spec, layout, op, size);
   plan.input.version = options.version;
   plan.choice = tune(plan.input, options.overrides);
   Choice run = plan.choice;
@@ -201,19 +214,21 @@ CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topo
   uint32_t channels = std::max<uint32_t>(1, run.channels);
   plan.schedule = build(run.algorithm, op, size, plan.input, channels, run.protocol);
   if (run.algorithm == Algorithm::ring || run.algorithm == Algorithm::tree) {
-    apply_ring_orders(plan.schedule, topology, plan.input);  // trees cross nodes at per-channel GPUs too
+    // trees cross nodes at per-channel GPUs too
+    apply_ring_orders(plan.schedule, topology, plan.input, layout.gpu_of_position);
   }
   scale_for_protocol(plan.schedule, run.protocol);
   // NCCL's latency term for the whole operation (§2: base latency plus the hardware latency of its
   // steps), charged once before the first step. NCCL's per-step term already covers the wire, which
   // the simulated links add again; for a ring the part the links give back is taken out.
-  plan.schedule.start_latency = microseconds(run.latency_us - simulated_ring_latency_us(plan, topology, op));
+  plan.schedule.start_latency = microseconds(run.latency_us - simulated_ring_latency_us(plan, topology, layout.gpu_of_position, op));
   // One channel copies no faster than the speed NCCL's search gives it (§5); NVLS moves data with
   // the switch's multimem operations instead, limited by the links.
   if (run.algorithm != Algorithm::nvls && run.algorithm != Algorithm::nvls_tree) {
     double speed = std::min(plan.input.bw_intra_GBps / channels, max_channel_speed_intra(plan.input.arch));
     plan.schedule.channel_rate = Bandwidth::bps(static_cast<uint64_t>(speed * 8e9));
   }
+  relabel(plan.schedule, layout.by_position);  // node-major positions -> the communicator's ranks
   return plan;
 }
 

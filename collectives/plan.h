@@ -5,6 +5,7 @@
 // to the per-channel speed NCCL's topology search gives it.
 #pragma once
 
+#include <span>
 #include <string>
 
 #include "collectives/schedule.h"
@@ -32,5 +33,9 @@ struct CollectivePlan {
 // algorithm here.
 CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topology, const ClusterSpec& spec,
                                const PlanOptions& options = {});
+// The same on a communicator: rank r of the schedule runs on GPU gpus[r] (an index into
+// topology.gpus(); see communicator.h for how NCCL would describe it).
+CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topology, const ClusterSpec& spec,
+                               std::span<const uint32_t> gpus, const PlanOptions& options = {});
 
 }  // namespace weft

@@ -23,6 +23,19 @@ void append_run(Stream& stream, const StepRun& run) {
   stream.runs.push_back(run);
 }
 
+void relabel(Schedule& schedule, std::span<const uint32_t> rank_of) {
+  for (Stream& stream : schedule.streams) {
+    stream.rank = rank_of[stream.rank];
+    for (StepRun& run : stream.runs) {
+      if (run.kind == StepKind::send) run.peer = rank_of[run.peer];
+    }
+  }
+  for (RankGroup& group : schedule.groups) {
+    for (uint32_t& r : group.srcs) r = rank_of[r];
+    for (uint32_t& r : group.dsts) r = rank_of[r];
+  }
+}
+
 uint64_t step_count(const Stream& stream) {
   uint64_t n = 0;
   for (const StepRun& r : stream.runs) n += r.count;

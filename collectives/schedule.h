@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,9 @@ uint64_t step_count(const Stream& stream);
 uint64_t transfer_count(const Schedule& schedule);
 // Bytes each rank sends over the whole schedule, by rank.
 std::vector<uint64_t> bytes_sent_by_rank(const Schedule& schedule);
+
+// Renames every rank r (streams, send peers, group members) to rank_of[r].
+void relabel(Schedule& schedule, std::span<const uint32_t> rank_of);
 
 // Throws ModelError when a peer or wait target is out of range, or when the dependencies form a
 // cycle (checked by a dry run of the DAG without an engine).

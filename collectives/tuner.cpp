@@ -308,6 +308,12 @@ Choice tune(const TunerInput& in, const TunerOverrides& overrides) {
   return choice;
 }
 
+double nvlink_GBps(const NodeSpec& node) {
+  const NodeSpec s = node_spec::resolved(node);
+  const catalogue::GpuSpec& gpu = node_spec::gpu_of(s);
+  return s.nvlink_links * nvlink_link_GBps(gpu, arch_of(gpu));
+}
+
 TunerInput describe_for_tuner(const ClusterSpec& spec, CollectiveOp op, Bytes size) {
   const NodeSpec s = node_spec::resolved(spec.node);
   const catalogue::GpuSpec& gpu = node_spec::gpu_of(s);

@@ -48,6 +48,9 @@ std::vector<Choice> candidates(const TunerInput& in, const TunerOverrides& overr
 // of §7, independent of the protocol.
 std::string algorithm_unavailable(const TunerInput& in, Algorithm a);
 
+// NVLink GB/s per GPU, one direction, as NCCL rates it (§5): links x SMxx_NVLINK_BW.
+double nvlink_GBps(const NodeSpec& node);
+
 // What NCCL's topology code would hand its tuner for this cluster:
 // - gpus_per_node = node.gpus (the NVLink domain for nvl_rack), nodes = spec.nodes;
 // - arch from the GPU's catalogue description (Volta / Ampere or Ada / Hopper / Blackwell);

@@ -1,0 +1,267 @@
+#include "workloads/replayer.h"
+
+#include <algorithm>
+#include <deque>
+#include <fmt/format.h>
+
+#include "sim/core/errors.h"
+#include "topologies/routing.h"
+
+namespace weft {
+
+struct Replayer::StreamState {
+  std::vector<uint32_t> ops;  // op indices in program order
+  size_t head = 0;
+  bool busy = false;
+};
+
+struct Replayer::RankState {
+  std::vector<StreamState> streams;
+  std::vector<uint32_t> deps_left;         // per op
+  std::vector<uint32_t> dependent_offset;  // CSR: ops waiting on op i
+  std::vector<uint32_t> dependents;
+  std::map<uint32_t, uint64_t> collectives_issued;  // per communicator
+};
+
+struct Replayer::Instance {
+  std::vector<std::pair<uint32_t, uint32_t>> members;  // (rank, op) in arrival order
+  std::unique_ptr<ScheduleExecutor> executor;
+  const PlanEntry* plan = nullptr;
+  Time start;
+};
+
+struct Replayer::PlanEntry {
+  CollectivePlan plan;
+};
+
+namespace {
+
+// Reverse edges of one program, as CSR.
+void index_dependents(const Program& p, std::vector<uint32_t>& offset, std::vector<uint32_t>& list) {
+  offset.assign(p.ops.size() + 1, 0);
+  for (uint32_t d : p.deps) ++offset[d + 1];
+  for (size_t i = 1; i < offset.size(); ++i) offset[i] += offset[i - 1];
+  list.resize(p.deps.size());
+  std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
+  for (uint32_t i = 0; i < p.ops.size(); ++i) {
+    const Op& op = p.ops[i];
+    for (uint32_t k = op.first_dep; k < op.first_dep + op.dep_count; ++k) list[fill[p.deps[k]]++] = i;
+  }
+}
+
+}  // namespace
+
+Replayer::Replayer(Engine& engine, Fabric& fabric, const Topology& topology, const ClusterSpec& spec,
+                   const Workload& workload, Recorder& recorder, PlanOptions plan)
+    : engine_(engine), fabric_(fabric), topology_(topology), spec_(spec), workload_(workload), recorder_(recorder),
+      plan_options_(std::move(plan)) {
+  ranks_.resize(workload.ranks());
+  timings_.resize(workload.ranks());
+  for (uint32_t r = 0; r < workload.ranks(); ++r) {
+    const Program& p = workload.programs[r];
+    RankState& rs = ranks_[r];
+    for (uint32_t i = 0; i < p.ops.size(); ++i) {
+      const Op& op = p.ops[i];
+      if (rs.streams.size() <= op.stream) rs.streams.resize(op.stream + 1u);
+      rs.streams[op.stream].ops.push_back(i);
+      rs.deps_left.push_back(op.dep_count);
+    }
+    index_dependents(p, rs.dependent_offset, rs.dependents);
+    timings_[r].resize(p.ops.size());
+    ops_left_ += p.ops.size();
+  }
+  comm_nodes_.resize(workload.communicators.size());
+  comm_rank_of_.resize(workload.communicators.size());
+  instances_.resize(workload.communicators.size());
+  for (size_t c = 0; c < workload.communicators.size(); ++c) {
+    comm_rank_of_[c].assign(workload.ranks(), -1);
+    const auto& members = workload.communicators[c].ranks;
+    for (uint32_t i = 0; i < members.size(); ++i) {
+      comm_nodes_[c].push_back(topology.gpus()[workload.gpu_of_rank[members[i]]]);
+      comm_rank_of_[c][members[i]] = static_cast<int32_t>(i);
+    }
+  }
+}
+
+Replayer::~Replayer() = default;
+
+void Replayer::start() {
+  start_time_ = engine_.now();
+  end_time_ = start_time_;
+  for (uint32_t r = 0; r < ranks_.size(); ++r) {
+    for (size_t s = 0; s < ranks_[r].streams.size(); ++s) try_start(r, static_cast<uint8_t>(s));
+  }
+}
+
+void Replayer::try_start(uint32_t rank, uint8_t stream) {
+  RankState& rs = ranks_[rank];
+  StreamState& s = rs.streams[stream];
+  if (s.busy || s.head == s.ops.size()) return;
+  const uint32_t op = s.ops[s.head];
+  if (rs.deps_left[op] > 0) return;
+  s.busy = true;
+  begin(rank, op);
+}
+
+void Replayer::begin(uint32_t rank, uint32_t index) {
+  const Op& op = workload_.programs[rank].ops[index];
+  timings_[rank][index].issued = engine_.now();
+  switch (op.kind) {
+    case OpKind::compute:
+      timings_[rank][index].started = engine_.now();
+      engine_.schedule_in(op.duration, [this, rank, index] { finish(rank, index); });
+      return;
+    case OpKind::collective: arrive(rank, index); return;
+    case OpKind::send:
+    case OpKind::recv: post_p2p(rank, index); return;
+  }
+}
+
+void Replayer::finish(uint32_t rank, uint32_t index) {
+  const Op& op = workload_.programs[rank].ops[index];
+  timings_[rank][index].ended = engine_.now();
+  end_time_ = std::max(end_time_, engine_.now());
+  RankState& rs = ranks_[rank];
+  StreamState& s = rs.streams[op.stream];
+  WEFT_ASSERT(s.busy && s.ops[s.head] == index);
+  s.busy = false;
+  ++s.head;
+  --ops_left_;
+  for (uint32_t k = rs.dependent_offset[index]; k < rs.dependent_offset[index + 1]; ++k) {
+    const uint32_t d = rs.dependents[k];
+    if (--rs.deps_left[d] == 0) try_start(rank, workload_.programs[rank].ops[d].stream);
+  }
+  try_start(rank, op.stream);
+}
+
+void Replayer::arrive(uint32_t rank, uint32_t index) {
+  const Op& op = workload_.programs[rank].ops[index];
+  const uint64_t seq = ranks_[rank].collectives_issued[op.comm]++;
+  Instance& inst = instances_[op.comm][seq];
+  if (!inst.members.empty()) {
+    const auto [r0, i0] = inst.members.front();
+    const Op& first = workload_.programs[r0].ops[i0];
+    if (first.collective != op.collective || first.bytes != op.bytes) {
+      throw ConfigError(fmt::format("workload '{}': collective #{} of communicator {} is {} of {} B on rank {} but "
+                                    "{} of {} B on rank {}",
+                                    workload_.name, seq, op.comm, to_string(first.collective), first.bytes.count(),
+                                    r0, to_string(op.collective), op.bytes.count(), rank));
+    }
+  }
+  inst.members.emplace_back(rank, index);
+  if (inst.members.size() == workload_.communicators[op.comm].ranks.size()) launch(op.comm, seq, inst);
+}
+
+void Replayer::launch(uint32_t comm, uint64_t seq, Instance& inst) {
+  const auto [r0, i0] = inst.members.front();
+  const Op& op = workload_.programs[r0].ops[i0];
+  inst.start = engine_.now();
+  for (auto [r, i] : inst.members) timings_[r][i].started = inst.start;
+  auto complete = [this, comm, seq] {
+    Instance& done = instances_[comm].at(seq);
+    for (auto [r, i] : done.members) finish(r, i);
+    if (done.plan) {
+      const Op& o = workload_.programs[done.members.front().first].ops[done.members.front().second];
+      auto key = std::make_tuple(workload_.communicators[comm].group, o.collective, o.bytes.count(), done.plan->plan.label);
+      CollectiveStat& stat = stats_[key];
+      stat = {std::get<0>(key), o.collective, o.bytes, static_cast<uint32_t>(done.members.size()), std::get<3>(key),
+              stat.count + 1, stat.total + (engine_.now() - done.start)};
+    }
+    // The executor is still on the call stack: free it in an event of its own.
+    engine_.schedule_in(Time(), [this, comm, seq] { instances_[comm].erase(seq); });
+  };
+  if (inst.members.size() < 2 || op.bytes == Bytes()) {
+    engine_.schedule_in(Time(), std::move(complete));  // nothing to exchange
+    return;
+  }
+  inst.plan = &plan_for(comm, op.collective, op.bytes);
+  inst.executor = std::make_unique<ScheduleExecutor>(engine_, fabric_, inst.plan->plan.schedule, comm_nodes_[comm],
+                                                     recorder_);
+  inst.executor->start(std::move(complete));
+}
+
+const Replayer::PlanEntry& Replayer::plan_for(uint32_t comm, CollectiveOp op, Bytes bytes) {
+  auto& entry = plans_[{comm, op, bytes.count()}];
+  if (!entry) {
+    std::vector<uint32_t> gpus;
+    for (uint32_t r : workload_.communicators[comm].ranks) gpus.push_back(workload_.gpu_of_rank[r]);
+    entry = std::make_unique<PlanEntry>(PlanEntry{plan_collective(op, bytes, topology_, spec_, gpus, plan_options_)});
+  }
+  return *entry;
+}
+
+void Replayer::post_p2p(uint32_t rank, uint32_t index) {
+  const Op& op = workload_.programs[rank].ops[index];
+  const bool is_send = op.kind == OpKind::send;
+  const P2pKey key = is_send ? P2pKey{rank, op.peer, op.tag} : P2pKey{op.peer, rank, op.tag};
+  auto& mine = is_send ? posted_sends_[key] : posted_recvs_[key];
+  auto& theirs = is_send ? posted_recvs_[key] : posted_sends_[key];
+  if (theirs.empty()) {
+    mine.push_back(index);
+    return;
+  }
+  const uint32_t other = theirs.front();
+  theirs.erase(theirs.begin());
+  const uint32_t src = std::get<0>(key), dst = std::get<1>(key);
+  const uint32_t send_op = is_send ? index : other, recv_op = is_send ? other : index;
+  timings_[src][send_op].started = timings_[dst][recv_op].started = engine_.now();
+  auto done = [this, src, send_op, dst, recv_op] {
+    finish(src, send_op);
+    finish(dst, recv_op);
+  };
+  if (op.bytes == Bytes()) {
+    engine_.schedule_in(Time(), std::move(done));
+    return;
+  }
+  Transfer t;
+  t.src = topology_.gpus()[workload_.gpu_of_rank[src]];
+  t.dst = topology_.gpus()[workload_.gpu_of_rank[dst]];
+  t.bytes = op.bytes;
+  t.entropy = (uint64_t{src} << 32) ^ dst ^ (uint64_t{op.tag} << 16);
+  fabric_.start(t, std::move(done));
+}
+
+ReplayResult Replayer::take_result() {
+  ReplayResult result;
+  result.step_time = end_time_ - start_time_;
+  result.timings = std::move(timings_);
+  for (auto& [key, stat] : stats_) result.collectives.push_back(stat);
+  result.fabric = fabric_.stats();
+  result.events = engine_.events_processed();
+  return result;
+}
+
+std::string Replayer::stuck() const {
+  for (uint32_t r = 0; r < ranks_.size(); ++r) {
+    for (const StreamState& s : ranks_[r].streams) {
+      if (!s.busy) continue;
+      const Op& op = workload_.programs[r].ops[s.ops[s.head]];
+      const std::string what = op.kind == OpKind::collective
+                                   ? fmt::format("{} on communicator {}", to_string(op.collective), op.comm)
+                                   : fmt::format("{} with rank {} tag {}", op.kind == OpKind::send ? "send" : "recv",
+                                                 op.peer, op.tag);
+      const std::string label = op.label < workload_.labels.size() ? workload_.labels[op.label] : "";
+      return fmt::format("rank {} op {} ('{}': {}) waits for a partner that never comes", r, s.ops[s.head], label, what);
+    }
+  }
+  return "ops wait on each other";
+}
+
+ReplayResult replay(const Workload& workload, const Topology& topology, const ClusterSpec& spec,
+                    const ReplayOptions& options) {
+  validate(workload);
+  Engine engine;
+  Router router(topology, RouterOptions{.seed = options.seed, .policy = options.fabric_options.routing});
+  Recorder quiet;
+  Recorder& recorder = options.recorder ? *options.recorder : quiet;
+  auto fabric = make_fabric(options.fabric, engine, router, recorder, options.fabric_options);
+  Replayer replayer(engine, *fabric, topology, spec, workload, recorder, options.plan);
+  replayer.start();
+  fabric->run(engine);
+  if (!replayer.done()) {
+    throw ConfigError(fmt::format("workload '{}' cannot finish: {}", workload.name, replayer.stuck()));
+  }
+  return replayer.take_result();
+}
+
+}  // namespace weft
