@@ -11,6 +11,7 @@
 #include "sim/fabric_registry.h"
 #include "topologies/builders.h"
 #include "topologies/clusters.h"
+#include "topologies/metrics.h"
 
 namespace weft::cli {
 namespace {
@@ -46,10 +47,10 @@ std::string explain(const SweepSpec& spec, const Topology& topology, const Clust
   const TunerInput& in = plan.input;
   std::string out = fmt::format(
       "# NCCL model ({}): {} node(s) x {} GPUs, {} {}, bw_intra {:.1f} GB/s, bw_inter {:.1f} GB/s per GPU, {} channels, "
-      "NVLS {}\n",
+      "NVLS {}, CollNet (SHARP) {}\n",
       nccl_version(spec.plan.version).name, in.nodes, in.gpus_per_node, to_string(in.arch),
       in.intra == IntraLink::nvlink ? "NVLink" : "PCIe", in.bw_intra_GBps, in.bw_inter_GBps, in.channels,
-      in.nvls ? "yes" : "no");
+      in.nvls ? "yes" : "no", in.collnet ? "yes" : "no");
   out += fmt::format("# at {} bytes:\n#   {:<14} {:<7} {:>12} {:>12} {:>14}  {}\n", spec.max_bytes.count(), "algorithm",
                      "proto", "predicted_us", "latency_us", "algbw_GBps", "");
   for (const Choice& c : candidates(in, spec.plan.overrides)) {
@@ -61,6 +62,29 @@ std::string explain(const SweepSpec& spec, const Topology& topology, const Clust
                      to_string(plan.choice.protocol), plan.choice.channels, plan.choice.why);
   if (!plan.note.empty()) out += "# " + plan.note + "\n";
   return out;
+}
+
+// --explain, after the sweep: the link the largest size kept busiest, as the share of the collective's
+// time its wire bytes (headers included) needed at the link's rate.
+std::string bottleneck(const Topology& t, const SweepRow& row, std::string_view fabric) {
+  if (row.links.empty() || row.time <= Time()) {
+    return fmt::format("# bottleneck: the {} fabric keeps no per-link statistics (flow and packet do)\n", fabric);
+  }
+  const LinkStats* busiest = nullptr;
+  double busiest_share = -1;
+  for (const LinkStats& l : row.links) {
+    double share = static_cast<double>(l.wire.bits()) / (static_cast<double>(t.link(l.link).rate.bps()) * row.time.seconds());
+    if (share > busiest_share) {
+      busiest = &l;
+      busiest_share = share;
+    }
+  }
+  const LinkProps& link = t.link(busiest->link);
+  return fmt::format("# bottleneck at {} bytes: {} -> {} ({}, {:.1f} Gb/s): {:.1f}% utilised over {:.1f} us, {} bytes "
+                     "on the wire\n",
+                     row.size.count(), t.node(t.link_source(busiest->link)).name,
+                     t.node(t.link_target(busiest->link)).name, to_string(link.kind), link.rate.bps() / 1e9,
+                     100 * busiest_share, row.time.microseconds(), busiest->wire.count());
 }
 
 void run(const CollectiveArgs& a) {
@@ -94,6 +118,7 @@ void run(const CollectiveArgs& a) {
     nccl_version(a.nccl_version);  // a bad version fails before any simulation
   }
   if (a.explain) fmt::print("{}", explain(spec, topology, cluster));
+  spec.link_stats = a.explain;
   std::vector<SweepRow> rows = sweep_collective(spec, topology);
   auto ranks = static_cast<uint32_t>(topology.gpus().size());
   std::string where = catalogue ? fmt::format("{} x{} nodes", a.system.system, cluster.nodes) : a.topology;
@@ -102,6 +127,7 @@ void run(const CollectiveArgs& a) {
   uint32_t channels = catalogue && !a.channels_given ? 0 : a.channels;
   SweepHeader header{std::string(to_string(spec.op)), where, ranks, a.fabric, rate, latency, channels};
   fmt::print("{}", format_sweep(header, rows, format));
+  if (a.explain && !rows.empty()) fmt::print("{}", bottleneck(topology, rows.back(), a.fabric));
 }
 
 }  // namespace
@@ -131,7 +157,7 @@ Action add_collective_command(CLI::App& app) {
   cmd->add_option("--algo", args->algo, "With --system: NCCL_ALGO (Ring, Tree, NVLS, NVLSTree, CollNetDirect, ...)");
   cmd->add_option("--proto", args->proto, "With --system: NCCL_PROTO (LL, LL128, Simple)");
   cmd->add_option("--nccl-version", args->nccl_version, "With --system: the NCCL version of the tuner's constants");
-  cmd->add_flag("--explain", args->explain, "With --system: every algorithm/protocol's predicted time and the choice");
+  cmd->add_flag("--explain", args->explain, "With --system: every algorithm/protocol's predicted time, the choice and the busiest link");
   cmd->add_option("--chunk", args->chunk, "Bytes a rank sends per ring step (without --system); 0 = NCCL Simple default (2 MiB, 512 KiB for broadcast)")
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed for every random choice (ECMP hashing)")->capture_default_str();

@@ -18,7 +18,10 @@ SimulationResult simulate(const Schedule& schedule, const Topology& topology, co
   WEFT_ASSERT(executor.done());
   FabricStats stats = fabric->stats();
   WEFT_ASSERT(stats.transfers_done == stats.transfers_started);  // nothing left on the wire
-  return {executor.end_time() - executor.start_time(), stats.transfers_done, engine.events_processed(), stats};
+  SimulationResult result{executor.end_time() - executor.start_time(), stats.transfers_done, engine.events_processed(),
+                          stats};
+  if (options.link_stats) result.links = fabric->link_stats();
+  return result;
 }
 
 }  // namespace weft

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "collectives/schedule.h"
 #include "sim/fabric.h"
@@ -16,6 +17,7 @@ struct SimulationResult {
   uint64_t transfers = 0;
   uint64_t events = 0;       // engine events processed
   FabricStats fabric;
+  std::vector<LinkStats> links;  // per directed link, when SimulationOptions::link_stats asked for it
 };
 
 struct SimulationOptions {
@@ -24,6 +26,7 @@ struct SimulationOptions {
   FabricOptions fabric_options;
   Recorder* recorder = nullptr;  // optional observer
   bool pxn = false;              // inter-node sends leave through the rail-matching GPU's NIC (NCCL PXN)
+  bool link_stats = false;       // keep the fabric's per-link statistics (SimulationResult::links)
 };
 
 SimulationResult simulate(const Schedule& schedule, const Topology& topology, const SimulationOptions& options = {});

@@ -32,7 +32,9 @@ SweepRow measure_collective(CollectiveOp op, Bytes size, const RingOptions& ring
   Schedule schedule = op == CollectiveOp::all_to_all ? pairwise_all_to_all(ranks, rounded)
                       : op == CollectiveOp::send_recv ? send_recv(ranks, rounded)
                                                       : ring_schedule(op, ranks, rounded, ring);
-  SweepRow row = row_of(op, rounded, ranks, simulate(schedule, topology, options));
+  SimulationResult result = simulate(schedule, topology, options);
+  SweepRow row = row_of(op, rounded, ranks, result);
+  row.links = std::move(result.links);
   row.algorithm = p2p ? "pairwise p2p" : fmt::format("Ring/Simple x{}", ring.channels);
   return row;
 }
@@ -42,7 +44,9 @@ SweepRow measure_planned(CollectiveOp op, Bytes size, const Topology& topology, 
   auto ranks = static_cast<uint32_t>(topology.gpus().size());
   Bytes rounded(std::max(size.count() / granule(op, ranks), uint64_t{1}) * granule(op, ranks));
   CollectivePlan plan = plan_collective(op, rounded, topology, system, plan_options);
-  SweepRow row = row_of(op, rounded, ranks, simulate(plan.schedule, topology, options));
+  SimulationResult result = simulate(plan.schedule, topology, options);
+  SweepRow row = row_of(op, rounded, ranks, result);
+  row.links = std::move(result.links);
   row.algorithm = plan.label;
   row.note = plan.note;
   return row;
@@ -63,6 +67,7 @@ std::vector<SweepRow> sweep_collective(const SweepSpec& spec, const Topology& to
   for (uint64_t size = spec.min_bytes.count(); size <= spec.max_bytes.count(); size *= spec.factor) ++sizes;
   require_simulations(spec.fabric, sizes, "sizes", "give -b and -e the same size");
   for (uint64_t size = spec.min_bytes.count(); size <= spec.max_bytes.count(); size *= spec.factor) {
+    options.link_stats = spec.link_stats && size > spec.max_bytes.count() / spec.factor;  // the largest size
     rows.push_back(spec.system ? measure_planned(spec.op, Bytes(size), topology, *spec.system, spec.plan, options)
                                : measure_collective(spec.op, Bytes(size), spec.ring, topology, options));
     if (size > UINT64_MAX / spec.factor) break;

@@ -26,6 +26,9 @@ struct SweepSpec {
   // A catalogue system: each size runs what NCCL's tuner picks (plan_collective) instead of `ring`.
   const ClusterSpec* system = nullptr;
   PlanOptions plan;
+  // Keep the fabric's per-link statistics of the largest size (its row's `links`), e.g. to name the
+  // bottleneck link; the other rows keep none.
+  bool link_stats = false;
 };
 
 struct SweepRow {
@@ -37,6 +40,7 @@ struct SweepRow {
   uint64_t transfers;
   std::string algorithm = "Ring/Simple";  // what ran: NCCL's algorithm/protocol and channels
   std::string note;                       // when weft simulates something else than NCCL's pick
+  std::vector<LinkStats> links;           // per directed link, when SimulationOptions::link_stats
 };
 
 // nccl-tests' default data type; sizes are whole numbers of it.

@@ -1,5 +1,7 @@
 #include "scenarios/report.h"
 
+#include "scenarios/report_training.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -202,6 +204,10 @@ std::string format_sweep(const SweepHeader& h, const std::vector<SweepRow>& rows
 }
 
 std::string format_scenario(const ScenarioResult& result, OutputFormat format) {
+  if (result.training) {
+    if (format == OutputFormat::json) return training_json(result);
+    return format == OutputFormat::csv ? training_csv(result) : training_table(result);
+  }
   if (result.traffic) {
     if (format == OutputFormat::json) return traffic_json(result);
     return format == OutputFormat::csv ? traffic_csv(*result.traffic) : traffic_table(result);

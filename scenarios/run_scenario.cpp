@@ -4,9 +4,16 @@
 
 namespace weft {
 
-ScenarioResult run_scenario(const Scenario& scenario) {
+namespace {
+
+ScenarioResult run_one(const Scenario& scenario) {
   Topology topology = build_system(scenario.system);
-  ScenarioResult result{scenario, {}, Time(), std::nullopt};
+  ScenarioResult result{scenario, {}, Time(), std::nullopt, std::nullopt, {}};
+  if (scenario.training) {
+    result.training = run_training(scenario, topology);
+    result.total = result.training->step.step_time;
+    return result;
+  }
   if (scenario.traffic) {
     std::vector<FlowSpec> flows = make_traffic(*scenario.traffic, scenario.system.ranks, scenario.seed);
     result.traffic = run_traffic(flows, topology, scenario.fabric, scenario.fabric_options, scenario.seed);
@@ -22,6 +29,14 @@ ScenarioResult run_scenario(const Scenario& scenario) {
     result.collectives.push_back({c, row, result.total});
     result.total += row.time;
   }
+  return result;
+}
+
+}  // namespace
+
+ScenarioResult run_scenario(const Scenario& scenario) {
+  ScenarioResult result = run_one(scenario);
+  for (const ScenarioVariant& v : scenario.compare) result.variants.push_back(run_one(*v.scenario));
   return result;
 }
 

@@ -236,11 +236,14 @@ void read_fabric(const YamlMap& top, Scenario& s) {
 }
 
 void read_workload(const YamlMap& w, Scenario& s) {
-  if (w.has("collectives") == w.has("traffic")) {
-    throw ConfigError(
-        fmt::format("{}: workload: expected either collectives: or traffic: (exactly one of them)", w.where()));
+  if (int{w.has("collectives")} + int{w.has("traffic")} + int{w.has("model")} != 1) {
+    throw ConfigError(fmt::format(
+        "{}: workload: expected one of model: (a training step), collectives: or traffic: (exactly one of them)",
+        w.where()));
   }
-  if (w.has("traffic")) {
+  if (w.has("model")) {
+    s.training = read_training(w, s.system);
+  } else if (w.has("traffic")) {
     s.traffic = read_traffic(w, s.system.ranks);
   } else {
     for (const YamlMap& item : w.list_of_maps("collectives")) {
@@ -253,6 +256,37 @@ void read_workload(const YamlMap& w, Scenario& s) {
   w.reject_unknown_keys();
 }
 
+Scenario read_scenario(const YamlMap& top);
+
+// `compare: [{name: ..., set: {dotted.key: value, ...}}, ...]`: each variant is the whole scenario
+// read again with those values in place (errors point at the value in `set:`).
+std::vector<ScenarioVariant> read_compare(const YamlMap& top) {
+  std::vector<ScenarioVariant> variants;
+  if (!top.has("compare")) return variants;
+  for (const YamlMap& item : top.list_of_maps("compare")) {
+    ScenarioVariant v;
+    v.name = item.string("name");
+    v.where = item.where();
+    YamlMap changed = top;
+    YamlMap set = item.map("set");
+    for (const std::string& key : set.keys()) {
+      if (key == "compare" || key.starts_with("compare.")) {
+        throw ConfigError(fmt::format("{}: {}: a variant cannot change the comparison itself", set.where(key), key));
+      }
+      changed = changed.with_value(key, set, key);
+    }
+    set.reject_unknown_keys();
+    item.reject_unknown_keys();
+    auto scenario = std::make_shared<Scenario>(read_scenario(changed));
+    scenario->name = v.name;
+    scenario->compare.clear();
+    v.scenario = std::move(scenario);
+    variants.push_back(std::move(v));
+  }
+  if (variants.empty()) throw ConfigError(fmt::format("{}: compare: expected at least one variant", top.where("compare")));
+  return variants;
+}
+
 Scenario read_scenario(const YamlMap& top) {
   Scenario s;
   s.source = top.source();
@@ -261,6 +295,10 @@ Scenario read_scenario(const YamlMap& top) {
   read_fabric(top, s);
   s.system = read_system(top.map("system"));
   read_workload(top.map("workload"), s);
+  s.baseline = top.string_or("compare_baseline", s.baseline);
+  if (top.has("compare")) {
+    top.list_of_maps("compare");  // read here; each variant re-reads the whole file
+  }
   top.reject_unknown_keys();
   return s;
 }
@@ -295,11 +333,21 @@ Topology build_system(const SystemSpec& system) {
   return build_topology(system.topology, system.ranks, system.link);
 }
 
-Scenario load_scenario_text(const std::string& text, const std::string& source) {
-  return read_scenario(YamlMap::parse(text, source));
+namespace {
+
+Scenario read_with_variants(const YamlMap& top) {
+  Scenario s = read_scenario(top);
+  s.compare = read_compare(top);
+  return s;
 }
 
-Scenario load_scenario_file(const std::string& path) { return read_scenario(YamlMap::load_file(path)); }
+}  // namespace
+
+Scenario load_scenario_text(const std::string& text, const std::string& source) {
+  return read_with_variants(YamlMap::parse(text, source));
+}
+
+Scenario load_scenario_file(const std::string& path) { return read_with_variants(YamlMap::load_file(path)); }
 
 Scenario default_scenario() { return load_scenario_text(kDefaultScenarioYaml, "<bundled scenarios/default.yaml>"); }
 

@@ -1,16 +1,18 @@
-// A scenario as plain, checked structs: what `weft run` simulates. This first form has a system
-// (topology, ranks, link), a fabric model (with the packet fabric's configuration) and a workload:
-// a list of collectives or a traffic pattern; DESIGN §7's full format (model workloads, outputs,
-// compare: variants) extends it without renaming these keys.
+// A scenario as plain, checked structs: what `weft run` simulates. A system (a catalogue preset with
+// overrides, or a simple topology), a fabric model (with the packet fabric's configuration), a
+// workload (a training step of a model under a parallel plan, a list of collectives, or a traffic
+// pattern), and `compare:` variants, each the same scenario with some keys set otherwise.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "collectives/collective_op.h"
 #include "collectives/ring.h"
+#include "scenarios/training_reader.h"
 #include "scenarios/traffic.h"
 #include "sim/fabric_registry.h"
 #include "topologies/clusters.h"
@@ -37,6 +39,15 @@ struct CollectiveSpec {
   std::string where;  // file:line:column, for messages about this item
 };
 
+struct Scenario;
+
+// One column of a comparison: the scenario with `set:` applied.
+struct ScenarioVariant {
+  std::string name;
+  std::string where;  // file:line:column of the variant
+  std::shared_ptr<Scenario> scenario;
+};
+
 struct Scenario {
   std::string name;
   std::string source;  // the file it came from
@@ -44,9 +55,13 @@ struct Scenario {
   std::string fabric = "flow";
   FabricOptions fabric_options;  // `fabric: {model: packet, ...}` sets .packet; null = the default profile
   SystemSpec system;
-  // The workload: collectives one after another, or a traffic pattern (exactly one of the two).
+  // The workload: a training step, collectives one after another, or a traffic pattern (exactly one).
+  std::optional<TrainingWorkload> training;
   std::vector<CollectiveSpec> collectives;
   std::optional<TrafficSpec> traffic;
+  // `compare:` variants, run after this one (the baseline) and shown side by side.
+  std::string baseline = "baseline";  // the baseline's column name (`compare_baseline:`)
+  std::vector<ScenarioVariant> compare;
 };
 
 class YamlMap;

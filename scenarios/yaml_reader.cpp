@@ -35,6 +35,34 @@ YamlMap YamlMap::load_file(const std::string& path) {
   return parse(text.str(), path);
 }
 
+YamlMap YamlMap::with_value(const std::string& dotted, const YamlMap& from, const std::string& key) const {
+  YAML::Node root = YAML::Clone(node_);
+  YAML::Node replacement = YAML::Clone(from.value(key));
+  std::vector<std::string> path;
+  for (size_t start = 0;;) {
+    const size_t dot = dotted.find('.', start);
+    path.push_back(dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  // yaml-cpp's operator[] on a Node rebinds on assignment, so walk with explicit copies per level.
+  std::vector<YAML::Node> levels{root};
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    YAML::Node next = levels.back()[path[i]];
+    if (next && !next.IsMap()) {
+      from.fail(key, fmt::format("'{}' is not a map in the scenario, so '{}' cannot be set inside it",
+                                 path[i], dotted));
+    }
+    if (!next) {
+      levels.back()[path[i]] = YAML::Node(YAML::NodeType::Map);
+      next = levels.back()[path[i]];
+    }
+    levels.push_back(next);
+  }
+  levels.back()[path.back()] = replacement;
+  return YamlMap(root, source_);
+}
+
 std::string YamlMap::where(const std::string& key) const {
   YAML::Mark mark = node_.Mark();
   if (!key.empty() && node_[key]) mark = node_[key].Mark();

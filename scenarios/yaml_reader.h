@@ -40,6 +40,11 @@ class YamlMap {
   // The map's keys in file order (reading them is left to the caller).
   std::vector<std::string> keys() const;
 
+  // A deep copy of this map with the value at `dotted` ("system.network.technology") replaced by
+  // the value of `key` in `from` (which keeps its own file:line:column). Maps on the way are
+  // created when missing; a scalar on the way is a ConfigError at from.where(key).
+  YamlMap with_value(const std::string& dotted, const YamlMap& from, const std::string& key) const;
+
   // Throws for the first key of this map that no accessor asked for (a typo, an unsupported key).
   void reject_unknown_keys() const;
 

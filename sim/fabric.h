@@ -64,7 +64,8 @@ struct FabricStats {
   bool deadlocked = false;       // PFC pauses formed a cycle and nothing could move
 };
 
-// Per directed link (packet-level models; the others report none).
+// Per directed link (packet and flow models; the others report none). The flow model counts
+// payload and derives packets and wire bytes from each link's MTU and header; the rest stays 0.
 struct LinkStats {
   LinkId link = 0;
   uint64_t packets = 0;      // packets (data and control) that crossed it

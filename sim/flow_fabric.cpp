@@ -14,6 +14,7 @@ FlowFabric::FlowFabric(Engine& engine, Router& router, Recorder& recorder, FlowF
       calendar_(engine, [this](const std::vector<uint64_t>& items) { on_due(items); }) {
   const Topology& topo = router.topology();
   links_.resize(topo.link_count());
+  link_bytes_.assign(topo.link_count(), 0);
   for (LinkId l = 0; l < links_.size(); ++l) links_[l].capacity = topo.link(l).goodput().bps();
 }
 
@@ -259,6 +260,7 @@ void FlowFabric::on_due(const std::vector<uint64_t>& items) {
 void FlowFabric::drained(uint32_t f) {
   Flow& flow = flows_[f];
   detach(f);
+  for (LinkId l : flow.path->links) link_bytes_[l] += flow.transfer.bytes.count();
   flow.remaining = 0;
   flow.rate = 0;
   calendar_.add(engine_.now() + flow.path->latency, item(f, flow.version, Phase::arrived));
@@ -285,6 +287,21 @@ void FlowFabric::arrived(uint32_t f) {
   ++flow.version;  // any item still naming this flow is now stale
   free_flows_.push_back(f);
   done();
+}
+
+std::vector<LinkStats> FlowFabric::link_stats() const {
+  const Topology& topo = router_.topology();
+  std::vector<LinkStats> out;
+  for (LinkId l = 0; l < link_bytes_.size(); ++l) {
+    if (link_bytes_[l] == 0) continue;
+    const LinkProps& link = topo.link(l);
+    LinkStats stats;
+    stats.link = l;
+    stats.packets = static_cast<uint64_t>(ceil_div(link_bytes_[l], std::max<uint64_t>(1, link.mtu)));
+    stats.wire = Bytes(link_bytes_[l] + stats.packets * link.header_bytes);
+    out.push_back(stats);
+  }
+  return out;
 }
 
 uint64_t FlowFabric::link_load(LinkId l) const {

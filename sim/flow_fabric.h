@@ -32,6 +32,9 @@ class FlowFabric final : public Fabric {
   TransferId start(const Transfer& transfer, OnTransferDone on_done) override;
   TransferId start_group(const GroupTransfer& group, OnTransferDone on_done) override;
   FabricStats stats() const override { return stats_; }
+  // Payload each link carried (a group stripe counts once per link of its union, as the switch
+  // reduces and replicates), with the headers its MTU adds: packets = payload / MTU, rounded up.
+  std::vector<LinkStats> link_stats() const override;
 
   // Sum of the current rates of the flows crossing link `l` (bit/s).
   uint64_t link_load(LinkId l) const;
@@ -92,6 +95,7 @@ class FlowFabric final : public Fabric {
   FlowFabricConfig config_;
   BatchCalendar calendar_;
   std::vector<Link> links_;
+  std::vector<uint64_t> link_bytes_;  // payload bytes each link has carried, by LinkId
   std::vector<Flow> flows_;
   std::vector<uint32_t> free_flows_;
   std::unordered_map<QueuePairKey, QueuePair, QueuePairKeyHash> queue_pairs_;

@@ -1,7 +1,10 @@
 // The links a group transfer (multicast / in-switch reduction, see GroupTransfer) occupies: for
-// each reducing switch next to the group, the union of the sources' paths to it and its paths to
-// the destinations. NVLS spreads a GPU's multimem traffic over all its NVSwitches, so a group is
-// striped over every such switch in equal parts. Paths are built once per (group, switch).
+// each reducing switch the group goes through, the union of the sources' paths to it and its paths
+// to the destinations. Inside a node (NVLS), a GPU spreads its multimem traffic over all its
+// NVSwitches, so a group is striped over every reducing switch next to it in equal parts. Across
+// hosts (SHARP), the group's aggregation tree is rooted at the reducing network switches nearest to
+// all members; the union makes every switch below the root aggregate too (a link is carried once).
+// Paths are built once per (group, switch).
 #pragma once
 
 #include <deque>
@@ -17,12 +20,19 @@ namespace weft {
 // what is missing when there is none.
 std::vector<NodeIndex> reducing_switches(const Topology& topology, NodeIndex member);
 
+// The reducing switches `group` is striped over. All members in one host or NVLink domain: those
+// next to the first source (reducing_switches). Otherwise the reducing network switches whose
+// farthest member (by switch hops from the leaf of its nearest NIC) is nearest: the members' one
+// leaf when they share it, every spine of a 2-tier fat-tree when they do not, on every plane.
+// Throws ModelError when no reducing network switch reaches every member (CollNet needs SHARP).
+std::vector<NodeIndex> group_switches(const Topology& topology, const GroupTransfer& group);
+
 class GroupPaths {
  public:
   explicit GroupPaths(Router& router) : router_(router) {}
 
-  // One path per reducing switch next to the group's first member; throws ModelError when there is
-  // none (NVLS needs NVSwitch gen 3+, SHARP needs a reducing network switch).
+  // One path per switch of group_switches(); throws ModelError when there is none (NVLS needs
+  // NVSwitch gen 3+, SHARP needs reducing network switches).
   const std::vector<const Path*>& stripes(const GroupTransfer& group);
 
  private:
@@ -30,6 +40,10 @@ class GroupPaths {
     size_t operator()(const std::vector<NodeIndex>& key) const;
   };
   const Path& union_path(const GroupTransfer& group, NodeIndex via);
+  const Path& network_union_path(const GroupTransfer& group, NodeIndex via);
+  // hops: switch_hops from `via` (group_paths.cpp).
+  std::vector<LinkId> network_leg(NodeIndex member, NodeIndex via, const std::vector<uint32_t>& hops,
+                                  uint64_t entropy, bool up);
 
   Router& router_;
   std::deque<Path> paths_;  // stable addresses

@@ -49,15 +49,15 @@ TEST_CASE("plan: two DGX H100 nodes run NVLSTree for 1 GiB", "[plan]") {
 }
 
 TEST_CASE("plan: what NCCL runs but weft does not model yet is said, and the next best is simulated", "[plan]") {
-  ClusterSpec spec = system_spec("pcie-4090x8");  // one GPU per node: where NCCL runs PAT
-  spec.node.gpus = 1;
-  spec.nodes = 4;
+  ClusterSpec spec = system_spec("dgx-h100");  // SHARP switches and a NIC per GPU: CollNet all-gather
+  spec.nodes = 2;
+  spec.network.sharp = true;
   Topology t = build_cluster(spec);
-  PlanOptions pat;
-  pat.overrides.algorithm = Algorithm::pat;
-  CollectivePlan p = plan_collective(CollectiveOp::all_gather, Bytes(1 << 20), t, spec, pat);
-  CHECK(p.choice.algorithm == Algorithm::pat);
-  CHECK(p.simulated != Algorithm::pat);
+  PlanOptions collnet;
+  collnet.overrides.algorithm = Algorithm::collnet_direct;
+  CollectivePlan p = plan_collective(CollectiveOp::all_gather, Bytes(1 << 20), t, spec, collnet);
+  CHECK(p.choice.algorithm == Algorithm::collnet_direct);
+  CHECK(p.simulated != Algorithm::collnet_direct);
   CHECK_THAT(p.note, Catch::Contains("not modelled yet"));
 }
 

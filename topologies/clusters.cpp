@@ -131,6 +131,7 @@ class PlaneBuilder {
   NodeIndex add_switch(const std::string& name, uint8_t tier) {
     NodeProps props{NodeKind::network_switch, prefix_ + name};
     props.tier = tier;
+    props.reduces = spec_.network.sharp;
     props.plane = static_cast<uint8_t>(plane_);
     return t_.add_node(std::move(props));
   }
@@ -236,6 +237,24 @@ int tiers_for(const NetworkSpec& n, int leaves) {
   return n.tiers;
 }
 
+// SHARP needs InfiniBand switches of HDR or later (see NetworkSpec::sharp).
+void validate_sharp(const ClusterSpec& spec) {
+  const NetworkSpec& n = spec.network;
+  if (!n.sharp) return;
+  if (n.technology != NetworkTechnology::infiniband) {
+    throw ConfigError(fmt::format("network: sharp = true on {}; SHARP in-network reduction exists only in InfiniBand "
+                                  "switches (Quantum HDR: SHARPv2, Quantum-2 NDR: SHARPv3, Quantum-3 XDR); set "
+                                  "network.technology = infiniband or network.sharp = false",
+                                  to_string(n.technology)));
+  }
+  if (port_gbps(spec) < 200) {
+    throw ConfigError(fmt::format("network: sharp = true on {} Gb/s InfiniBand; the streaming aggregation NCCL's "
+                                  "CollNet needs starts with HDR (200 Gb/s, Quantum, SHARPv2): NDR 400 and XDR 800 "
+                                  "have it too",
+                                  port_gbps(spec)));
+  }
+}
+
 }  // namespace
 
 void validate(const ClusterSpec& spec) {
@@ -248,6 +267,7 @@ void validate(const ClusterSpec& spec) {
                                     "(pick single-switch, fat-tree or rail-optimized)",
                                     spec.nodes));
     }
+    if (n.sharp) throw ConfigError("network: sharp = true with network shape none; there are no switches to reduce in");
     return;
   }
   if (spec.node.nics < 1 || spec.node.nic.empty()) {
@@ -266,6 +286,7 @@ void validate(const ClusterSpec& spec) {
                                   n.port_gbps < 0 ? n.port_gbps : port_gbps(spec)));
   }
   wire(spec, n.nic_cable_metres);  // throws for rates the technology does not have
+  validate_sharp(spec);
 }
 
 Topology build_cluster(const ClusterSpec& spec) {

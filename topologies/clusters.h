@@ -33,6 +33,12 @@ struct NetworkSpec {
   uint32_t mtu = 4096;            // RDMA MTU, bytes
   double nic_cable_metres = 3;    // NIC to leaf (DAC / AOC inside the rack)
   double switch_cable_metres = 30;  // between switch tiers
+  // SHARP: every switch of the network reduces and multicasts in the network (NodeProps::reduces),
+  // which NCCL's CollNet uses. InfiniBand only, from HDR: NVIDIA Quantum (HDR 200G, SHARPv2), Quantum-2
+  // (NDR 400G, SHARPv3) and Quantum-3 (XDR 800G) run the streaming aggregation NCCL needs; EDR's
+  // Switch-IB 2 (SHARPv1) only low-latency trees (NVIDIA SHARP Rev 3.13.0, "General Information";
+  // SHARP 2.1.4 release notes: streaming aggregation added for ConnectX-6 and Quantum).
+  bool sharp = false;
 };
 
 struct ClusterSpec {

@@ -272,6 +272,7 @@ constexpr std::array kFields = {
           }},
     Field{"network.nic_cable_metres", WEFT_DOUBLE(network.nic_cable_metres)},
     Field{"network.switch_cable_metres", WEFT_DOUBLE(network.switch_cable_metres)},
+    Field{"network.sharp", WEFT_BOOL(network.sharp)},
 };
 
 #undef WEFT_INT

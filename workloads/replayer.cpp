@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <fmt/format.h>
 
 #include "sim/core/errors.h"
@@ -32,7 +33,18 @@ struct Replayer::Instance {
 
 struct Replayer::PlanEntry {
   CollectivePlan plan;
+  std::optional<Time> isolated;  // the schedule's time alone on the fabric, once measured
 };
+
+std::string_view to_string(CollectiveTiming t) { return t == CollectiveTiming::shared ? "shared" : "isolated"; }
+
+CollectiveTiming parse_collective_timing(std::string_view text) {
+  if (text == "shared") return CollectiveTiming::shared;
+  if (text == "isolated") return CollectiveTiming::isolated;
+  throw ConfigError(fmt::format("collective timing '{}': expected shared (collectives contend on one fabric) or "
+                                "isolated (each distinct collective simulated once alone; faster)",
+                                text));
+}
 
 namespace {
 
@@ -174,13 +186,19 @@ void Replayer::launch(uint32_t comm, uint64_t seq, Instance& inst) {
     engine_.schedule_in(Time(), std::move(complete));  // nothing to exchange
     return;
   }
-  inst.plan = &plan_for(comm, op.collective, op.bytes);
+  PlanEntry& entry = plan_for(comm, op.collective, op.bytes);
+  inst.plan = &entry;
+  if (isolated_) {
+    if (!entry.isolated) entry.isolated = isolated_(entry.plan.schedule, comm_nodes_[comm]);
+    engine_.schedule_in(*entry.isolated, std::move(complete));
+    return;
+  }
   inst.executor = std::make_unique<ScheduleExecutor>(engine_, fabric_, inst.plan->plan.schedule, comm_nodes_[comm],
                                                      recorder_);
   inst.executor->start(std::move(complete));
 }
 
-const Replayer::PlanEntry& Replayer::plan_for(uint32_t comm, CollectiveOp op, Bytes bytes) {
+Replayer::PlanEntry& Replayer::plan_for(uint32_t comm, CollectiveOp op, Bytes bytes) {
   auto& entry = plans_[{comm, op, bytes.count()}];
   if (!entry) {
     std::vector<uint32_t> gpus;
@@ -256,6 +274,20 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
   Recorder& recorder = options.recorder ? *options.recorder : quiet;
   auto fabric = make_fabric(options.fabric, engine, router, recorder, options.fabric_options);
   Replayer replayer(engine, *fabric, topology, spec, workload, recorder, options.plan);
+  // Isolated collectives run on fabrics of their own, routed by a router of their own (the main
+  // fabric keeps references into its router's paths).
+  Router side_router(topology, RouterOptions{.seed = options.seed, .policy = options.fabric_options.routing});
+  if (options.collectives == CollectiveTiming::isolated) {
+    require_simulations(options.fabric, 2, "fabrics", "use collective timing 'shared' with this fabric");
+    replayer.set_isolated_timer([&](const Schedule& schedule, std::span<const NodeIndex> nodes) {
+      Engine side;
+      auto side_fabric = make_fabric(options.fabric, side, side_router, quiet, options.fabric_options);
+      ScheduleExecutor executor(side, *side_fabric, schedule, nodes, quiet);
+      executor.start();
+      side_fabric->run(side);
+      return executor.end_time() - executor.start_time();
+    });
+  }
   replayer.start();
   fabric->run(engine);
   if (!replayer.done()) {

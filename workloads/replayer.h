@@ -6,7 +6,9 @@
 // transfer or kernel really started and when they ended.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <span>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -45,6 +47,19 @@ struct ReplayResult {
   uint64_t events = 0;
 };
 
+// How collectives take their time. shared: every collective runs its schedule on the one fabric, so
+// concurrent collectives (TP inside a node while DP crosses the network, two DP buckets) contend
+// for links as they would. isolated: each distinct (communicator, op, size) is simulated once alone
+// on the same topology and fabric model and every instance takes that time (ASTRA-sim's "analytical
+// network" idea with weft's own fabric behind it): much faster for big steps, blind to contention
+// between collectives. Point-to-point sends always share the fabric.
+enum class CollectiveTiming : uint8_t { shared, isolated };
+std::string_view to_string(CollectiveTiming t);
+CollectiveTiming parse_collective_timing(std::string_view text);  // ConfigError naming both
+
+// The time one schedule takes alone, for CollectiveTiming::isolated.
+using IsolatedTimer = std::function<Time(const Schedule&, std::span<const NodeIndex> rank_nodes)>;
+
 class Replayer {
  public:
   // The workload, topology and spec must outlive the replayer.
@@ -54,6 +69,9 @@ class Replayer {
   Replayer(const Replayer&) = delete;
   Replayer& operator=(const Replayer&) = delete;
 
+  // With a timer, collectives take the time it gives (memoised per communicator, op and size)
+  // instead of running on the fabric.
+  void set_isolated_timer(IsolatedTimer timer) { isolated_ = std::move(timer); }
   void start();
   bool done() const { return ops_left_ == 0; }
   ReplayResult take_result();
@@ -73,7 +91,7 @@ class Replayer {
   void arrive(uint32_t rank, uint32_t op);
   void launch(uint32_t comm, uint64_t seq, Instance& instance);
   void post_p2p(uint32_t rank, uint32_t op);
-  const PlanEntry& plan_for(uint32_t comm, CollectiveOp op, Bytes bytes);
+  PlanEntry& plan_for(uint32_t comm, CollectiveOp op, Bytes bytes);
 
   Engine& engine_;
   Fabric& fabric_;
@@ -90,6 +108,7 @@ class Replayer {
   std::map<std::tuple<uint32_t, CollectiveOp, uint64_t>, std::unique_ptr<PlanEntry>> plans_;
   std::map<P2pKey, std::vector<uint32_t>> posted_sends_, posted_recvs_;  // op indices, FIFO
   std::map<std::tuple<CommGroup, CollectiveOp, uint64_t, std::string>, CollectiveStat> stats_;
+  IsolatedTimer isolated_;
   uint64_t ops_left_ = 0;
   Time start_time_;
   Time end_time_;
@@ -101,6 +120,7 @@ struct ReplayOptions {
   uint64_t seed = 1;
   FabricOptions fabric_options;
   PlanOptions plan;
+  CollectiveTiming collectives = CollectiveTiming::shared;
   Recorder* recorder = nullptr;
 };
 

@@ -268,7 +268,7 @@ Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& g
     RankContext ctx{spec, gpu, profile, layout, comms, w, r, w.programs[r], layout.coords_of(r), shape, e};
     emit_rank(ctx);
   }
-  w.model_flops = training_step_flops(spec.model, spec.global_batch, sequence(spec), false, spec.causal_skip);
+  w.model_flops = training_step_flops(spec.model, spec.global_batch, sequence(spec), false, false);
   return w;
 }
 

@@ -21,7 +21,10 @@ uint32_t PacketFabric::new_flow() {
 }
 
 TransferId PacketFabric::start_group(const GroupTransfer& group, OnTransferDone on_done) {
-  std::vector<NodeIndex> switches = reducing_switches(router_.topology(), group.srcs.front());
+  // Inside a node the NVSwitches next to the GPUs; across hosts the SHARP roots (group_switches).
+  // There each source's packets ride the router's path to the root, so, unlike the flow model's
+  // union, a leaf below the root forwards one copy per source instead of aggregating them.
+  std::vector<NodeIndex> switches = group_switches(router_.topology(), group);
   uint32_t g = static_cast<uint32_t>(groups_.size());
   groups_.push_back({static_cast<uint32_t>(switches.size() * group.dsts.size()), std::move(on_done)});
   TransferId first = next_id_;

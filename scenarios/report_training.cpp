@@ -1,0 +1,159 @@
+#include "scenarios/report_training.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace weft {
+namespace {
+
+using Json = nlohmann::ordered_json;  // insertion order: byte-identical output run to run
+
+constexpr CommGroup kGroups[] = {CommGroup::dp, CommGroup::tp, CommGroup::pp, CommGroup::cp, CommGroup::ep};
+
+std::vector<const ScenarioResult*> columns(const ScenarioResult& r) {
+  std::vector<const ScenarioResult*> out{&r};
+  for (const ScenarioResult& v : r.variants) out.push_back(&v);
+  return out;
+}
+
+std::string name_of(const ScenarioResult& base, const ScenarioResult& r) {
+  return &base == &r && !base.scenario.compare.empty() ? base.scenario.baseline : r.scenario.name;
+}
+
+std::string plan_label(const TrainingSpec& s) {
+  std::string out = fmt::format("dp{} tp{} pp{}", s.parallel.dp, s.parallel.tp, s.parallel.pp);
+  if (s.parallel.cp > 1) out += fmt::format(" cp{}", s.parallel.cp);
+  if (s.parallel.ep > 1) out += fmt::format(" ep{}", s.parallel.ep);
+  if (s.sharding != Sharding::none) out += fmt::format(" zero{}", static_cast<int>(s.sharding));
+  if (s.sequence_parallel) out += " sp";
+  if (s.parallel.pp > 1) out += fmt::format(" {}", to_string(s.pipeline));
+  if (s.virtual_stages > 1) out += fmt::format(" v{}", s.virtual_stages);
+  if (s.recompute) out += " recompute";
+  return out;
+}
+
+double ms(Time t) { return t.seconds() * 1e3; }
+
+std::string one_table(const std::string& name, const ScenarioResult& r) {
+  const Scenario& s = r.scenario;
+  const TrainingSpec& t = s.training->spec;
+  const TrainingOutcome& o = *r.training;
+  const StepBreakdown& b = o.step;
+  std::string out = fmt::format("## {}: {} on {} x{} GPUs ({}), {} fabric\n", name, t.model.name, s.system.preset,
+                                s.system.ranks, s.training->gpu, s.fabric);
+  out += fmt::format("   plan {}; batch {} x {} tokens, micro-batch {} ({} per rank); {}\n", plan_label(t),
+                     t.global_batch, t.seq_len, t.micro_batch, micro_batches(t), precision_name(t.precision));
+  out += fmt::format("   step {:.2f} ms: compute {:.2f}", ms(b.step_time), ms(b.mean.compute));
+  for (CommGroup g : kGroups) {
+    const Time e = b.mean.exposed[static_cast<size_t>(g)];
+    if (e > Time() || b.communication[static_cast<size_t>(g)] > Time()) {
+      out += fmt::format(", exposed {} {:.2f} (of {:.2f})", to_string(g), ms(e), ms(b.communication[static_cast<size_t>(g)]));
+    }
+  }
+  out += fmt::format(", idle/bubble {:.2f} (mean per rank)\n", ms(b.mean.idle));
+  out += fmt::format("   {:.1f} TFLOP/s per GPU, MFU {:.1f}%, {:.0f} tokens/s; {} ops, {} transfers, simulated in {:.2f} s\n",
+                     b.tflops_per_gpu, 100 * b.mfu, o.tokens / b.step_time.seconds(), o.ops,
+                     o.replay.fabric.transfers_done, o.wall_seconds);
+  out += fmt::format("   {:<6} {:<15} {:>12} {:>6} {:>8} {:>11} {:>11}  {}\n", "group", "op", "size(B)", "ranks", "count",
+                     "mean(us)", "total(ms)", "algorithm");
+  for (const CollectiveStat& c : o.replay.collectives) {
+    out += fmt::format("   {:<6} {:<15} {:>12} {:>6} {:>8} {:>11.1f} {:>11.2f}  {}\n", to_string(c.group),
+                       to_string(c.op), c.bytes.count(), c.ranks, c.count,
+                       c.total.microseconds() / static_cast<double>(c.count), ms(c.total), c.algorithm);
+  }
+  return out;
+}
+
+std::string comparison(const ScenarioResult& base) {
+  const double first = base.training->step.step_time.seconds();
+  std::string out = fmt::format("\n{:<28} {:>10} {:>8} {:>9}", "variant", "step(ms)", "speedup", "compute");
+  for (CommGroup g : kGroups) out += fmt::format(" {:>8}", fmt::format("exp.{}", to_string(g)));
+  out += fmt::format(" {:>9} {:>9} {:>6}\n", "idle", "TFLOP/s", "MFU");
+  for (const ScenarioResult* r : columns(base)) {
+    const StepBreakdown& b = r->training->step;
+    out += fmt::format("{:<28} {:>10.2f} {:>7.2f}x {:>9.2f}", name_of(base, *r), ms(b.step_time),
+                       first / b.step_time.seconds(), ms(b.mean.compute));
+    for (CommGroup g : kGroups) out += fmt::format(" {:>8.2f}", ms(b.mean.exposed[static_cast<size_t>(g)]));
+    out += fmt::format(" {:>9.2f} {:>9.1f} {:>5.1f}%\n", ms(b.mean.idle), b.tflops_per_gpu, 100 * b.mfu);
+  }
+  return out;
+}
+
+Json variant_json(const std::string& name, const ScenarioResult& r, double first_step) {
+  const StepBreakdown& b = r.training->step;
+  Json exposed, comm;
+  for (CommGroup g : kGroups) {
+    exposed[std::string(to_string(g))] = ms(b.mean.exposed[static_cast<size_t>(g)]);
+    comm[std::string(to_string(g))] = ms(b.communication[static_cast<size_t>(g)]);
+  }
+  Json j{{"name", name},
+         {"system", r.scenario.system.preset},
+         {"gpus", r.scenario.system.ranks},
+         {"fabric", r.scenario.fabric},
+         {"model", r.scenario.training->spec.model.name},
+         {"plan", plan_label(r.scenario.training->spec)},
+         {"step_ms", ms(b.step_time)},
+         {"speedup", first_step / b.step_time.seconds()},
+         {"compute_ms", ms(b.mean.compute)},
+         {"exposed_ms", exposed},
+         {"communication_ms", comm},
+         {"idle_ms", ms(b.mean.idle)},
+         {"tflops_per_gpu", b.tflops_per_gpu},
+         {"mfu", b.mfu},
+         {"tokens_per_s", r.training->tokens / b.step_time.seconds()},
+         {"collectives", Json::array()}};
+  for (const CollectiveStat& c : r.training->replay.collectives) {
+    j["collectives"].push_back(Json{{"group", to_string(c.group)}, {"op", to_string(c.op)}, {"bytes", c.bytes.count()},
+                                    {"ranks", c.ranks}, {"count", c.count}, {"total_ms", ms(c.total)},
+                                    {"algorithm", c.algorithm}});
+  }
+  return j;
+}
+
+}  // namespace
+
+std::string training_table(const ScenarioResult& result) {
+  std::string out = fmt::format("# {} ({}), seed {}\n", result.scenario.name, result.scenario.source, result.scenario.seed);
+  for (const ScenarioResult* r : columns(result)) out += one_table(name_of(result, *r), *r);
+  if (!result.variants.empty()) out += comparison(result);
+  return out;
+}
+
+std::string training_json(const ScenarioResult& result) {
+  const double first = result.training->step.step_time.seconds();
+  Json j{{"scenario", result.scenario.name}, {"source", result.scenario.source}, {"seed", result.scenario.seed},
+         {"variants", Json::array()}};
+  for (const ScenarioResult* r : columns(result)) j["variants"].push_back(variant_json(name_of(result, *r), *r, first));
+  return j.dump(2) + "\n";
+}
+
+std::string training_csv(const ScenarioResult& result) {
+  const double first = result.training->step.step_time.seconds();
+  std::string out = "variant,system,gpus,fabric,model,plan,step_ms,speedup,compute_ms";
+  for (CommGroup g : kGroups) out += fmt::format(",exposed_{}_ms", to_string(g));
+  out += ",idle_ms,tflops_per_gpu,mfu\n";
+  for (const ScenarioResult* r : columns(result)) {
+    const StepBreakdown& b = r->training->step;
+    out += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{:.6f}", name_of(result, *r), r->scenario.system.preset,
+                       r->scenario.system.ranks, r->scenario.fabric, r->scenario.training->spec.model.name,
+                       plan_label(r->scenario.training->spec), ms(b.step_time), first / b.step_time.seconds(),
+                       ms(b.mean.compute));
+    for (CommGroup g : kGroups) out += fmt::format(",{:.6f}", ms(b.mean.exposed[static_cast<size_t>(g)]));
+    out += fmt::format(",{:.6f},{:.6f},{:.6f}\n", ms(b.mean.idle), b.tflops_per_gpu, b.mfu);
+  }
+  return out;
+}
+
+std::string collectives_csv(const ScenarioResult& result) {
+  std::string out = "variant,group,op,bytes,ranks,count,total_ms,mean_us,algorithm\n";
+  for (const ScenarioResult* r : columns(result)) {
+    for (const CollectiveStat& c : r->training->replay.collectives) {
+      out += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},\"{}\"\n", name_of(result, *r), to_string(c.group),
+                         to_string(c.op), c.bytes.count(), c.ranks, c.count, ms(c.total),
+                         c.total.microseconds() / static_cast<double>(c.count), c.algorithm);
+    }
+  }
+  return out;
+}
+
+}  // namespace weft

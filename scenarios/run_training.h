@@ -1,0 +1,25 @@
+// Runs a training scenario: generates the step's per-rank Programs from the model and plan, replays
+// them on the scenario's system and fabric, and breaks the step time down.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "scenarios/scenario.h"
+#include "workloads/replayer.h"
+#include "workloads/step_breakdown.h"
+
+namespace weft {
+
+struct TrainingOutcome {
+  std::shared_ptr<const Workload> workload;
+  ReplayResult replay;
+  StepBreakdown step;
+  uint64_t ops = 0;            // ops over all ranks
+  double tokens = 0;           // tokens per step (global batch x sequence)
+  double wall_seconds = 0;     // how long the simulation took
+};
+
+TrainingOutcome run_training(const Scenario& scenario, const Topology& topology);
+
+}  // namespace weft

@@ -1,0 +1,125 @@
+#include "scenarios/training_reader.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "scenarios/scenario.h"
+#include "scenarios/yaml_reader.h"
+#include "sim/core/errors.h"
+#include "topologies/node_checks.h"
+
+namespace weft {
+namespace {
+
+// Runs `read`, prefixing a ConfigError's message with `where` (the library's checks know no lines).
+template <typename Read>
+auto at(const std::string& where, Read read) {
+  try {
+    return read();
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{}: {}", where, e.what()));
+  }
+}
+
+uint32_t u32(const YamlMap& m, const std::string& key, uint64_t fallback, uint64_t most = 1u << 20) {
+  const uint64_t v = m.unsigned_integer_or(key, fallback);
+  if (v > most) throw ConfigError(fmt::format("{}: {}: expected at most {}, got {}", m.where(key), key, most, v));
+  return static_cast<uint32_t>(v);
+}
+
+ModelConfig read_model(const YamlMap& w) {
+  if (!w.is_map("model")) return at(w.where("model"), [&] { return model(w.string("model")); });
+  YamlMap m = w.map("model");
+  ModelConfig c = m.has("name") ? at(m.where("name"), [&] { return model(m.string("name")); }) : ModelConfig{};
+  if (!m.has("name")) c.name = "custom";
+  c.name = m.string_or("label", c.name);
+  c.layers = u32(m, "layers", c.layers);
+  c.hidden = u32(m, "hidden", c.hidden);
+  c.heads = u32(m, "heads", c.heads);
+  c.kv_heads = u32(m, "kv_heads", c.kv_heads == 0 ? c.heads : c.kv_heads);
+  c.head_dim = u32(m, "head_dim", c.head_dim);
+  c.ffn = u32(m, "ffn", c.ffn);
+  c.vocab = u32(m, "vocab", c.vocab);
+  c.experts = u32(m, "experts", c.experts);
+  c.top_k = u32(m, "top_k", c.top_k);
+  c.max_seq = u32(m, "max_seq", c.max_seq, 1u << 24);
+  if (m.has("gated_mlp")) c.gated_mlp = m.boolean("gated_mlp");
+  if (m.has("tied_embeddings")) c.tied_embeddings = m.boolean("tied_embeddings");
+  m.reject_unknown_keys();
+  at(m.where(), [&] { check(c); return 0; });
+  return c;
+}
+
+void read_parallel(const YamlMap& w, TrainingSpec& s, uint32_t gpus) {
+  if (!w.has("parallel")) {
+    s.parallel.dp = gpus;
+    return;
+  }
+  YamlMap p = w.map("parallel");
+  s.parallel.tp = u32(p, "tp", 1);
+  s.parallel.pp = u32(p, "pp", 1);
+  s.parallel.cp = u32(p, "cp", 1);
+  s.parallel.ep = u32(p, "ep", 1);
+  const uint32_t model_parallel = s.parallel.tp * s.parallel.pp * s.parallel.cp;
+  if (model_parallel == 0 || gpus % model_parallel != 0) {
+    throw ConfigError(fmt::format("{}: parallel: tp·pp·cp = {} does not divide the system's {} GPUs", p.where(),
+                                  model_parallel, gpus));
+  }
+  s.parallel.dp = u32(p, "dp", gpus / model_parallel);
+  const uint64_t zero = p.unsigned_integer_or("zero", 0);
+  if (zero > 3) throw ConfigError(fmt::format("{}: zero: expected 0, 1, 2 or 3", p.where("zero")));
+  s.sharding = static_cast<Sharding>(zero);
+  if (p.has("fsdp") && p.boolean("fsdp")) s.sharding = Sharding::zero3;  // FULL_SHARD
+  if (p.has("sequence_parallel")) s.sequence_parallel = p.boolean("sequence_parallel");
+  if (p.has("schedule")) s.pipeline = at(p.where("schedule"), [&] { return parse_pipeline_kind(p.string("schedule")); });
+  s.virtual_stages = u32(p, "virtual_stages", 1, 1024);
+  if (s.virtual_stages > 1 && !p.has("schedule")) s.pipeline = PipelineKind::interleaved;
+  if (p.has("recompute")) s.recompute = p.boolean("recompute");
+  s.order = p.string_or("order", s.order);
+  at(p.where("order"), [&] { return make_layout(s.parallel, s.order); });
+  p.reject_unknown_keys();
+}
+
+void read_batch(const YamlMap& w, TrainingSpec& s) {
+  YamlMap b = w.map("batch");
+  s.global_batch = u32(b, "global", 0, 1u << 30);
+  s.micro_batch = u32(b, "micro", 1, 1u << 20);
+  b.reject_unknown_keys();
+}
+
+}  // namespace
+
+TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
+  if (system.preset.empty()) {
+    throw ConfigError(fmt::format("{}: model: a training workload needs a catalogue system (system: {{name: ...}}), "
+                                  "whose GPUs and links the compute and collective models read",
+                                  w.where("model")));
+  }
+  TrainingWorkload t;
+  t.where = w.where();
+  t.spec.model = read_model(w);
+  read_parallel(w, t.spec, system.ranks);
+  read_batch(w, t.spec);
+  t.spec.seq_len = u32(w, "seq_len", t.spec.model.max_seq, 1u << 24);
+  if (w.has("precision")) t.spec.precision = at(w.where("precision"), [&] { return parse_precision(w.string("precision")); });
+  t.spec.bucket = w.bytes_or("bucket", t.spec.bucket);
+  t.spec.grad_bytes = u32(w, "grad_bytes", t.spec.grad_bytes, 8);
+  if (w.has("capacity_factor")) t.spec.capacity_factor = w.real("capacity_factor");
+  if (w.has("causal_skip")) t.spec.causal_skip = w.boolean("causal_skip");
+  if (w.has("collective_timing")) {
+    t.timing = at(w.where("collective_timing"), [&] { return parse_collective_timing(w.string("collective_timing")); });
+  }
+  t.profile = default_compute_profile();
+  if (w.has("profile")) {
+    // A relative path is relative to the scenario file.
+    std::filesystem::path path = w.string("profile");
+    if (path.is_relative()) path = std::filesystem::path(w.source()).parent_path() / path;
+    t.profile = at(w.where("profile"), [&] { return load_compute_profile(path.string()); });
+  }
+  const NodeSpec node = node_spec::resolved(system.cluster.node);
+  t.gpu = std::string(node_spec::gpu_of(node).name);
+  at(t.where, [&] { check(t.spec, system.ranks, node_spec::gpu_of(node)); return 0; });
+  return t;
+}
+
+}  // namespace weft

@@ -1,0 +1,31 @@
+// The `workload:` of a training scenario (DESIGN §7): a model from the catalogue (or defined in
+// place), a parallel plan, batch and sequence, precision, read through the one YAML door.
+#pragma once
+
+#include <string>
+
+#include "workloads/compute_model.h"
+#include "workloads/replayer.h"
+#include "workloads/training.h"
+
+namespace weft {
+
+class YamlMap;
+struct SystemSpec;
+
+struct TrainingWorkload {
+  TrainingSpec spec;
+  ComputeProfile profile;  // weft's defaults, or `profile:` (a calibration file) on top of them
+  CollectiveTiming timing = CollectiveTiming::shared;  // `collective_timing:`
+  std::string gpu;         // catalogue GPU of the system
+  std::string where;       // file:line:column of `workload:`
+};
+
+// Keys: model (a name, or a map: `name:` of a catalogue model to start from and any ModelConfig
+// field), parallel {dp, tp, pp, cp, ep, zero, fsdp, sequence_parallel, schedule, virtual_stages,
+// recompute, order}, batch {global, micro}, seq_len, precision, bucket, grad_bytes,
+// capacity_factor, causal_skip, profile, collective_timing (shared | isolated). dp defaults to GPUs / (tp pp cp). Every impossible plan
+// is a ConfigError at the key's file:line:column.
+TrainingWorkload read_training(const YamlMap& workload, const SystemSpec& system);
+
+}  // namespace weft

@@ -1,0 +1,247 @@
+#include "workloads/compute_model.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+
+#include "scenarios/yaml_reader.h"
+#include "sim/core/errors.h"
+#include "sim/core/names.h"
+
+namespace weft {
+namespace {
+
+constexpr std::array<std::string_view, 5> kPrecisionNames = {"fp32", "tf32", "bf16", "fp16", "fp8"};
+
+// One row per efficiency field, so reading, merging and clearing are written once.
+struct Field {
+  const char* key;
+  double Efficiencies::*value;
+  std::optional<double> EfficiencyOverrides::*set;
+};
+constexpr Field kFields[] = {
+    {"gemm", &Efficiencies::gemm, &EfficiencyOverrides::gemm},
+    {"gemm_fp8", &Efficiencies::gemm_fp8, &EfficiencyOverrides::gemm_fp8},
+    {"attention", &Efficiencies::attention, &EfficiencyOverrides::attention},
+    {"memory", &Efficiencies::memory, &EfficiencyOverrides::memory},
+};
+
+bool iequals(std::string_view a, std::string_view b) {
+  return std::ranges::equal(a, b, [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+  });
+}
+
+// GEMM figures below are the "Maximum Achievable Matmul FLOPS" table of github.com/stas00/ml-engineering
+// (compute/accelerator/README.md): the best torch.matmul over a sweep of shapes, mean of 100 runs
+// after 50 warm-ups, as a fraction of the dense peak. They are ceilings for well-shaped GEMMs;
+// smaller or oddly shaped ones reach less, which a calibration profile can express.
+constexpr const char* kMamf = "stas00/ml-engineering MAMF table";
+// Flash-attention on Hopper: FlashAttention-3 (Shah et al. 2024, arXiv:2407.08608, abstract) is
+// 1.5-2.0x FlashAttention-2, which reaches only 35 % of H100 peak: 0.53-0.70 of peak. We take 0.60,
+// in the lower half because training's attention FLOPs are 2/3 backward, the pass that gains least.
+constexpr double kHopperAttention = 0.60;
+// HBM: te42kyfo/gpu-benches cuda-stream/h100_pcie.txt, STREAM triad at full occupancy 1,832 GB/s of
+// the H100 PCIe's 2,000 GB/s.
+constexpr double kHopperMemory = 0.916;
+
+std::vector<GpuEfficiencies> default_gpu_entries() {
+  const std::string mamf = kMamf;
+  return {
+      // A100 SXM: 271.2 of 312 TFLOP/s bf16 (torch 2.6.0+cu126).
+      {"a100-40gb", {.gemm = 0.869}, mamf + ": A100 SXM bf16 271.2/312"},
+      {"a100-80gb", {.gemm = 0.869}, mamf + ": A100 SXM bf16 271.2/312"},
+      // H100 SXM: bf16 794.5/989 (torch 2.7.0+cu126), fp8 1402.6/1979. HBM3 efficiency
+      // [unverified: assumed equal to the H100 PCIe's measured triad ratio].
+      {"h100-sxm",
+       {.gemm = 0.803, .gemm_fp8 = 0.709, .attention = kHopperAttention, .memory = kHopperMemory},
+       mamf + ": H100 SXM bf16 794.5/989, fp8 1402.6/1979; arXiv:2407.08608; gpu-benches triad (PCIe)"},
+      {"h100-pcie", {.memory = kHopperMemory}, "te42kyfo/gpu-benches cuda-stream h100_pcie.txt: triad 1832/2000 GB/s"},
+      // H200: the MAMF table notes bf16 "H200 is the same" as H100 SXM; fp8 1453.4/1979.
+      {"h200",
+       {.gemm = 0.803, .gemm_fp8 = 0.734, .attention = kHopperAttention},
+       mamf + ": H200 bf16 as H100 SXM, fp8 1453.4/1979; arXiv:2407.08608"},
+      // B200: bf16 1745.0/2250 (torch 2.7.1+cu128), fp8 3432.5/4500.
+      {"b200", {.gemm = 0.776, .gemm_fp8 = 0.763}, mamf + ": B200 bf16 1745.0/2250, fp8 3432.5/4500"},
+      // GB200: bf16 1822/2500, fp8 3615.6/5000 (torch 2.10.0.dev20250916+cu130).
+      {"gb200", {.gemm = 0.729, .gemm_fp8 = 0.723}, mamf + ": GB200 bf16 1822/2500, fp8 3615.6/5000"},
+  };
+}
+
+double fraction(const YamlMap& m, const std::string& key) {
+  const double v = m.real(key);
+  if (!(v > 0 && v <= 1)) {
+    throw ConfigError(fmt::format("{}: {}: expected a fraction in (0, 1], got {}", m.where(key), key, v));
+  }
+  return v;
+}
+
+EfficiencyOverrides read_overrides(const YamlMap& m) {
+  EfficiencyOverrides o;
+  for (const Field& f : kFields) {
+    if (m.has(f.key)) o.*f.set = fraction(m, f.key);
+  }
+  m.reject_unknown_keys();
+  return o;
+}
+
+void apply(const EfficiencyOverrides& from, Efficiencies& to) {
+  for (const Field& f : kFields) {
+    if (from.*f.set) to.*f.value = *(from.*f.set);
+  }
+}
+
+void apply(const EfficiencyOverrides& from, EfficiencyOverrides& to) {
+  for (const Field& f : kFields) {
+    if (from.*f.set) to.*f.set = from.*f.set;
+  }
+}
+
+// A field the file sets for every GPU beats weft's built-in per-GPU value of that field.
+void clear(const EfficiencyOverrides& by, EfficiencyOverrides& from) {
+  for (const Field& f : kFields) {
+    if (by.*f.set) (from.*f.set).reset();
+  }
+}
+
+GpuEfficiencies& entry_for(ComputeProfile& p, std::string_view gpu) {
+  for (GpuEfficiencies& g : p.gpus) {
+    if (g.gpu == gpu) return g;
+  }
+  return p.gpus.emplace_back(GpuEfficiencies{std::string(gpu), {}, ""});
+}
+
+void read_gpus(const YamlMap& gpus, const std::string& source, ComputeProfile& p) {
+  for (const std::string& name : gpus.keys()) {
+    std::string_view canonical;
+    try {
+      canonical = catalogue::gpu(name).name;
+    } catch (const ConfigError& e) {
+      throw ConfigError(fmt::format("{}: gpus: {}", gpus.where(name), e.what()));
+    }
+    GpuEfficiencies& entry = entry_for(p, canonical);
+    apply(read_overrides(gpus.map(name)), entry.set);
+    entry.source = source;
+  }
+  gpus.reject_unknown_keys();
+}
+
+ComputeProfile read_profile(const YamlMap& top) {
+  ComputeProfile p = default_compute_profile();
+  const std::string source = top.string_or("source", top.source());
+  if (top.has("efficiency")) {
+    const EfficiencyOverrides all = read_overrides(top.map("efficiency"));
+    apply(all, p.all);
+    for (GpuEfficiencies& g : p.gpus) clear(all, g.set);
+  }
+  if (top.has("gpus")) read_gpus(top.map("gpus"), source, p);
+  top.reject_unknown_keys();
+  p.source = fmt::format("{}, over weft's defaults ({})", source, p.source);
+  return p;
+}
+
+// FLOP/s an op of class `c` runs at. Memory-bound kernels run on the fp32 vector units whatever the
+// storage type (norms and softmax accumulate in fp32) at their full rate: their bytes decide.
+double compute_rate(const catalogue::GpuSpec& gpu, Precision p, OpClass c, const Efficiencies& eff) {
+  switch (c) {
+    case OpClass::gemm:
+      return peak_flops(gpu, p) * (p == Precision::fp8 ? eff.gemm_fp8 : eff.gemm);
+    case OpClass::attention:
+      return peak_flops(gpu, p) * eff.attention;
+    case OpClass::memory_bound:
+      return gpu.fp32_flops;
+  }
+  WEFT_ASSERT(false);
+  return 0;
+}
+
+}  // namespace
+
+std::string_view precision_name(Precision p) { return kPrecisionNames[static_cast<size_t>(p)]; }
+
+Precision parse_precision(std::string_view name) {
+  for (size_t i = 0; i < kPrecisionNames.size(); ++i) {
+    if (iequals(kPrecisionNames[i], name)) return static_cast<Precision>(i);
+  }
+  throw ConfigError(fmt::format("precision: unknown '{}' (expected one of {}){}", name, join_names(kPrecisionNames),
+                                did_you_mean(name, kPrecisionNames)));
+}
+
+uint32_t element_bytes(Precision p) {
+  switch (p) {
+    case Precision::fp32:
+    case Precision::tf32:
+      return 4;
+    case Precision::bf16:
+    case Precision::fp16:
+      return 2;
+    case Precision::fp8:
+      return 1;
+  }
+  WEFT_ASSERT(false);
+  return 0;
+}
+
+double peak_flops(const catalogue::GpuSpec& gpu, Precision p) {
+  const double peaks[] = {gpu.fp32_flops, gpu.tf32_flops, gpu.bf16_flops, gpu.bf16_flops, gpu.fp8_flops};
+  const double peak = peaks[static_cast<size_t>(p)];
+  if (peak > 0) return peak;
+  std::vector<std::string_view> has;
+  for (size_t i = 0; i < kPrecisionNames.size(); ++i) {
+    if (peaks[i] > 0) has.push_back(kPrecisionNames[i]);
+  }
+  throw ConfigError(fmt::format("precision: {} has no {} (it has {})", gpu.name, precision_name(p), join_names(has)));
+}
+
+Efficiencies ComputeProfile::resolve(std::string_view gpu) const {
+  Efficiencies out = all;
+  for (const GpuEfficiencies& g : gpus) {
+    if (iequals(g.gpu, gpu)) apply(g.set, out);
+  }
+  return out;
+}
+
+// Defaults for every GPU without an entry of its own:
+//  gemm 0.80: the MAMF table's NVIDIA rows span 72.9-86.9 % (bf16); 0.80 is its H100 SXM row.
+//  gemm_fp8 0.71: the same table's H100 SXM fp8 row, 1402.6 of 1979 TFLOP/s.
+//  attention 0.50: FlashAttention-2 (Dao 2023, arXiv:2307.08691, abstract) reaches 50-73 % of A100
+//    peak; the lower end, because training runs the slower backward pass twice as many FLOPs.
+//  memory 0.86: te42kyfo/gpu-benches cuda-stream/a100_80.txt, STREAM triad at full occupancy
+//    1,759 GB/s of the A100 80 GB's 2,039 GB/s [unverified: SXM4 assumed; 0.91 if it was PCIe].
+ComputeProfile default_compute_profile() {
+  return ComputeProfile{
+      .all = {.gemm = 0.80, .gemm_fp8 = 0.71, .attention = 0.50, .memory = 0.86},
+      .gpus = default_gpu_entries(),
+      .source =
+          "weft defaults: stas00/ml-engineering MAMF table (GEMM), FlashAttention-2 arXiv:2307.08691 and "
+          "FlashAttention-3 arXiv:2407.08608 (attention), te42kyfo/gpu-benches STREAM triad (HBM)"};
+}
+
+ComputeProfile parse_compute_profile(const std::string& text, const std::string& source_name) {
+  return read_profile(YamlMap::parse(text, source_name));
+}
+
+ComputeProfile load_compute_profile(const std::string& path) { return read_profile(YamlMap::load_file(path)); }
+
+Time op_time(const catalogue::GpuSpec& gpu, Precision p, OpClass c, double flops, double bytes,
+             const Efficiencies& eff) {
+  WEFT_ASSERT(flops >= 0 && bytes >= 0);
+  const double compute_s = flops > 0 ? flops / compute_rate(gpu, p, c, eff) : 0.0;
+  const double memory_s = bytes > 0 ? bytes / (gpu.memory_bandwidth * eff.memory) : 0.0;
+  const double ps = std::ceil(std::max(compute_s, memory_s) * 1e12);
+  WEFT_ASSERT(std::isfinite(ps) && ps < 9e18);  // a zero efficiency or bandwidth, or > 100 days
+  return Time::ps(static_cast<int64_t>(ps));
+}
+
+Time op_time(const catalogue::GpuSpec& gpu, Precision p, OpClass c, double flops, double bytes,
+             const ComputeProfile& profile) {
+  return op_time(gpu, p, c, flops, bytes, profile.resolve(gpu.name));
+}
+
+double ridge_point(const catalogue::GpuSpec& gpu, Precision p, OpClass c, const Efficiencies& eff) {
+  return compute_rate(gpu, p, c, eff) / (gpu.memory_bandwidth * eff.memory);
+}
+
+}  // namespace weft

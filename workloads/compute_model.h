@@ -1,0 +1,94 @@
+// The compute model: a roofline per GPU type. An op takes
+//   max(flops / (peak(precision) x efficiency(class)), bytes / (HBM bandwidth x memory efficiency)),
+// with peaks from the GPU catalogue (dense, no sparsity) and efficiencies from a ComputeProfile:
+// built-in defaults measured in public benchmarks (sources in compute_model.cpp), overridable
+// from a calibration file.
+//
+// Profile file format (YAML, read through scenarios/yaml_reader.h; every key optional; a typo or an
+// unknown key is an error with file:line:column):
+//
+//   source: "nsys of Llama-3-8B on 8x H100, March 2025"   # free text, reported with results
+//   efficiency:            # every GPU: fractions in (0, 1]
+//     gemm: 0.75           #   of the dense tensor-core peak, bf16/fp16/tf32/fp32 GEMMs
+//     gemm_fp8: 0.65       #   of the dense fp8 peak, fp8 GEMMs
+//     attention: 0.55      #   of the dense peak, fused attention forward + backward
+//     memory: 0.85         #   of the HBM bandwidth, streaming kernels
+//   gpus:                  # per catalogue GPU (topologies/catalogue/gpus.cpp); wins over `efficiency`
+//     h100-sxm: {gemm: 0.78, memory: 0.9}
+//
+// Precedence for a GPU and a field: the file's gpus entry, then the file's efficiency, then weft's
+// built-in per-GPU value, then weft's built-in default.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/core/units.h"
+#include "topologies/catalogue/gpus.h"
+
+namespace weft {
+
+enum class Precision { fp32, tf32, bf16, fp16, fp8 };
+
+// gemm: tensor-core matrix products (projections, MLP, logits). attention: fused flash-attention
+// kernels. memory_bound: norms, elementwise, softmax outside flash-attention; their FLOPs run on
+// the fp32 vector units whatever the storage precision, and their bytes usually decide the time.
+enum class OpClass { gemm, attention, memory_bound };
+
+std::string_view precision_name(Precision p);
+// "fp32", "tf32", "bf16", "fp16", "fp8"; ConfigError listing them otherwise.
+Precision parse_precision(std::string_view name);
+// Bytes per element: 4, 4 (tf32 is stored as fp32), 2, 2, 1.
+uint32_t element_bytes(Precision p);
+
+// Dense FLOP/s of `gpu` at `p` (fp16 uses the catalogue's bf16 figure: the same tensor-core rate on
+// every catalogue GPU). ConfigError naming the GPU and the precisions it has when it lacks `p`.
+double peak_flops(const catalogue::GpuSpec& gpu, Precision p);
+
+// Fractions of peak one GPU reaches.
+struct Efficiencies {
+  double gemm = 0;
+  double gemm_fp8 = 0;
+  double attention = 0;
+  double memory = 0;
+};
+
+// Fields left empty fall through to the next layer (see the precedence above).
+struct EfficiencyOverrides {
+  std::optional<double> gemm, gemm_fp8, attention, memory;
+};
+
+struct GpuEfficiencies {
+  std::string gpu;  // catalogue name
+  EfficiencyOverrides set;
+  std::string source;
+};
+
+struct ComputeProfile {
+  Efficiencies all;                   // every GPU not overridden below
+  std::vector<GpuEfficiencies> gpus;  // per catalogue GPU
+  std::string source;                 // where the numbers come from
+  // The efficiencies `gpu` runs at (its entry's fields over `all`).
+  Efficiencies resolve(std::string_view gpu) const;
+};
+
+// weft's defaults: public measurements, cited in compute_model.cpp; not fitted to
+// ../shared/validation/training.csv, which stays a held-out check.
+ComputeProfile default_compute_profile();
+// The defaults with a profile file's values on top. ConfigError with file:line:column for bad YAML,
+// unknown keys, unknown GPUs (with the closest name) and fractions outside (0, 1].
+ComputeProfile load_compute_profile(const std::string& path);
+ComputeProfile parse_compute_profile(const std::string& text, const std::string& source_name);
+
+// Time of one op on one GPU, rounded up to the picosecond. flops and bytes are >= 0.
+Time op_time(const catalogue::GpuSpec& gpu, Precision p, OpClass c, double flops, double bytes,
+             const Efficiencies& eff);
+Time op_time(const catalogue::GpuSpec& gpu, Precision p, OpClass c, double flops, double bytes,
+             const ComputeProfile& profile);
+
+// FLOPs per byte above which an op of class `c` is compute-bound on `gpu` (the roofline's ridge).
+double ridge_point(const catalogue::GpuSpec& gpu, Precision p, OpClass c, const Efficiencies& eff);
+
+}  // namespace weft
