@@ -28,9 +28,12 @@ test-asan: deps
 	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
 
 # Predictions against published nccl-tests measurements (../shared/validation): errors per system
-# and size band, rows with predictions in build/validate_collectives.csv.
+# and size band, rows with predictions in build/validate_collectives.csv. Then training steps against
+# published runs (Megatron-LM SC21, NeMo Llama 3.1 on DGX H100): error per row and the median, rows in
+# build/validate_training.csv (rows over --max-gpus, default 512, are skipped and listed).
 validate: build
 	@$(BUILD)/bench/weft_validate_collectives ../shared/validation/collectives.csv $(BUILD)/validate_collectives.csv
+	@$(BUILD)/bench/weft_validate_training ../shared/validation/training.csv $(BUILD)/validate_training.csv
 
 # Speed figures (not tests): engine and solver micro-benchmarks, ring all-reduce at scale, SimGrid side by
 # side (hand-written and as a fabric), building and routing a 16,384-GPU rail-optimised fabric.

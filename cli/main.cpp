@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "sim/core/engine.h"
 #include "sim/core/errors.h"
 
 int main(int argc, char** argv) {
@@ -13,22 +14,30 @@ int main(int argc, char** argv) {
   weft::cli::Action run = weft::cli::add_run_command(app);
   weft::cli::Action systems = weft::cli::add_systems_command(app);
   weft::cli::Action topo = weft::cli::add_topo_command(app);
+  weft::cli::Action validate = weft::cli::add_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  // `weft validate` answers "invalid" with 1, like a linter; other commands keep 2 (bad input) and
+  // 3 (the model cannot do it) apart.
+  const bool checking = app.got_subcommand("validate");
   try {
     if (app.got_subcommand("collective")) collective();
     if (app.got_subcommand("run")) run();
     if (app.got_subcommand("systems")) systems();
     if (app.got_subcommand("topo")) topo();
+    if (app.got_subcommand("validate")) validate();
   } catch (const weft::ConfigError& e) {
     fmt::print(stderr, "weft: error: {}\n", e.what());
-    return 2;
+    return checking ? 1 : 2;
   } catch (const weft::ModelError& e) {
     fmt::print(stderr, "weft: model error: {}\n", e.what());
-    return 3;
+    return checking ? 1 : 3;
+  } catch (const weft::RunStopped&) {
+    fmt::print(stderr, "weft: interrupted\n");
+    return 130;  // 128 + SIGINT, as shells report a Ctrl-C
   } catch (const std::exception& e) {
     fmt::print(stderr, "weft: internal error (please report): {}\n", e.what());
     return 4;

@@ -1,7 +1,7 @@
 #include "collectives/collnet.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <string_view>
 #include <vector>
 
@@ -25,13 +25,17 @@ struct Layout {
 
 Layout layout_of(std::string_view name, uint32_t nodes, uint32_t gpus, const CollNetOptions& o, uint64_t chunk) {
   if (nodes < 2) {
-    throw ConfigError(fmt::format("{}: needs at least 2 nodes (on one node there is no network to reduce in; use "
-                                  "ring, tree or NVLS)", name));
+    throw ConfigError(
+        fmt::format("{}: needs at least 2 nodes (on one node there is no network to reduce in; use "
+                    "ring, tree or NVLS)",
+                    name));
   }
-  if (gpus < 1 || o.channels < 1) throw ConfigError(fmt::format("{}: needs at least one GPU per node and one channel", name));
+  if (gpus < 1 || o.channels < 1)
+    throw ConfigError(fmt::format("{}: needs at least one GPU per node and one channel", name));
   const uint32_t heads = o.heads == 0 ? gpus : o.heads;
   if (heads > gpus) {
-    throw ConfigError(fmt::format("{}: {} heads but only {} GPUs per node (at most one head per GPU)", name, heads, gpus));
+    throw ConfigError(
+        fmt::format("{}: {} heads but only {} GPUs per node (at most one head per GPU)", name, heads, gpus));
   }
   return {nodes, gpus, heads, o.chunk.count() > 0 ? o.chunk.count() : chunk};
 }

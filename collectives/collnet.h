@@ -31,12 +31,14 @@ struct CollNetOptions {
 // them, all-reduces the shard across nodes in the switches (group step), and sends the result to
 // every other GPU of its node (all-gather). Per GPU: (g-1)/g·S out and in over NVLink each way when
 // every GPU is a head, and S/heads over its NIC each way.
-Schedule collnet_direct_all_reduce(uint32_t nodes, uint32_t gpus_per_node, Bytes size, const CollNetOptions& options = {});
+Schedule collnet_direct_all_reduce(uint32_t nodes, uint32_t gpus_per_node, Bytes size,
+                                   const CollNetOptions& options = {});
 
 // CollNet Chain: each channel has one head (head c % heads); the node's GPUs form a chain from it
 // (local order from the head) that reduces chunk by chunk towards the head; the head all-reduces
 // across nodes in the switches; the chain then broadcasts the result back. Per channel and node,
 // each byte crosses each chain link once each way and the head's NIC once each way.
-Schedule collnet_chain_all_reduce(uint32_t nodes, uint32_t gpus_per_node, Bytes size, const CollNetOptions& options = {});
+Schedule collnet_chain_all_reduce(uint32_t nodes, uint32_t gpus_per_node, Bytes size,
+                                  const CollNetOptions& options = {});
 
 }  // namespace weft

@@ -85,14 +85,14 @@ void ScheduleExecutor::issue(uint32_t s, const StepRun& run, uint64_t index) {
     for (uint32_t r : ranks.srcs) g.srcs.push_back(rank_nodes_[r]);
     for (uint32_t r : ranks.dsts) g.dsts.push_back(rank_nodes_[r]);
     g.bytes = run.bytes;
-    g.entropy = s;
+    g.entropy = entropy_base_ + s;
     g.tag = index;
     g.max_rate = schedule_.channel_rate.bps();
     fabric_.start_group(g, on_done);
     return;
   }
   const Stream& stream = schedule_.streams[s];
-  Transfer t{rank_nodes_[stream.rank], rank_nodes_[run.peer], run.bytes, 0, s, index};
+  Transfer t{rank_nodes_[stream.rank], rank_nodes_[run.peer], run.bytes, 0, entropy_base_ + s, index};
   t.max_rate = schedule_.channel_rate.bps();
   fabric_.start(t, on_done);
 }

@@ -21,6 +21,10 @@ class ScheduleExecutor {
   ScheduleExecutor(const ScheduleExecutor&) = delete;
   ScheduleExecutor& operator=(const ScheduleExecutor&) = delete;
 
+  // Added to each stream's index to form its transfers' flow entropy: the fabric keeps one queue pair
+  // per (sender, entropy) and hashes it for ECMP, so two collectives running at once (two NCCL
+  // communicators, each with its own connections) need different bases.
+  void set_entropy_base(uint64_t base) { entropy_base_ = base; }
   // Issues the first steps now; `on_complete` runs when the last step is done.
   void start(OnComplete on_complete = {});
 
@@ -41,6 +45,7 @@ class ScheduleExecutor {
   std::span<const NodeIndex> rank_nodes_;
   Recorder& recorder_;
   OnComplete on_complete_;
+  uint64_t entropy_base_ = 0;
 
   std::vector<StreamCursor> cursors_;
   std::vector<uint64_t> done_;            // per stream: steps done, a prefix in program order

@@ -1,7 +1,7 @@
 #include "collectives/pat.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "collectives/algorithm_util.h"
 #include "collectives/ring.h"
@@ -86,7 +86,8 @@ Schedule pat_schedule(CollectiveOp op, uint32_t ranks, Bytes size, const PatOpti
     throw ConfigError(fmt::format("PAT runs all_gather and reduce_scatter, not {} (use ring or tree)", to_string(op)));
   }
   if (o.channels == 0) throw ConfigError("PAT: needs at least one channel");
-  Schedule s = detail::empty_schedule(fmt::format("{}/pat", to_string(op)), ranks, size, std::max<uint32_t>(1, o.in_flight));
+  Schedule s =
+      detail::empty_schedule(fmt::format("{}/pat", to_string(op)), ranks, size, std::max<uint32_t>(1, o.in_flight));
   if (ranks == 1) return s;
   const std::vector<Leg> legs = legs_of(op, ranks);
   const uint64_t block = detail::ceil_div(size.count(), ranks);  // S/n, rounded up to whole bytes

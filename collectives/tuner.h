@@ -60,7 +60,8 @@ double nvlink_GBps(const NodeSpec& node);
 //   Blackwell), or PCIe lanes x speed / 80 (§5: gen 3 = 12 GB/s at x16 ... gen 6 = 96);
 // - bw_inter = NIC port rate / 8 (NCCL: speed_mbps / 8000) x ports per node / gpus per node;
 // - channels = 16 on NVLink (§5, the H800 log), 2 on PCIe (reading: one ring per direction);
-// - nvls = an NVSwitch generation with in-switch reduction (3+); collnet = false (no SHARP field);
+// - nvls = an NVSwitch generation with in-switch reduction (3+); collnet = false (the spec alone cannot
+//   tell; the Topology overload below reads SHARP switches);
 // - cpu = Arm for Grace (GB200), Intel otherwise (the node spec does not say).
 TunerInput describe_for_tuner(const ClusterSpec& spec, CollectiveOp op, Bytes size);
 // The same, with nvls, collnet and the rank count read from the built topology: NVLS when an NVSwitch

@@ -6,11 +6,25 @@ namespace weft {
 
 namespace {
 
-ScenarioResult run_one(const Scenario& scenario) {
+// Asks the caller's poll whether to go on; throws RunStopped when it says stop.
+void check(const RunPoll& poll, RunProgress progress) {
+  if (poll && !poll(progress)) throw RunStopped("run stopped");
+}
+
+ScenarioResult run_one(const Scenario& scenario, const RunPoll& poll, RunProgress progress) {
+  check(poll, progress);
   Topology topology = build_system(scenario.system);
   ScenarioResult result{scenario, {}, Time(), std::nullopt, std::nullopt, {}};
   if (scenario.training) {
-    result.training = run_training(scenario, topology);
+    std::function<bool(Time, uint64_t)> replay_poll;
+    if (poll) {
+      replay_poll = [&poll, progress](Time simulated, uint64_t events) mutable {
+        progress.simulated = simulated;
+        progress.events = events;
+        return poll(progress);
+      };
+    }
+    result.training = run_training(scenario, topology, std::move(replay_poll));
     result.total = result.training->step.step_time;
     return result;
   }
@@ -25,6 +39,8 @@ ScenarioResult run_one(const Scenario& scenario) {
   // and placed after the previous one.
   require_simulations(scenario.fabric, scenario.collectives.size(), "collectives", "keep one collective in the scenario");
   for (const CollectiveSpec& c : scenario.collectives) {
+    progress.simulated = result.total;
+    check(poll, progress);
     SweepRow row = measure_collective(c.op, c.size, c.ring, topology, options);
     result.collectives.push_back({c, row, result.total});
     result.total += row.time;
@@ -34,9 +50,13 @@ ScenarioResult run_one(const Scenario& scenario) {
 
 }  // namespace
 
-ScenarioResult run_scenario(const Scenario& scenario) {
-  ScenarioResult result = run_one(scenario);
-  for (const ScenarioVariant& v : scenario.compare) result.variants.push_back(run_one(*v.scenario));
+ScenarioResult run_scenario(const Scenario& scenario, const RunPoll& poll) {
+  const size_t count = scenario.compare.size() + 1;
+  ScenarioResult result = run_one(scenario, poll, RunProgress{0, count, scenario.baseline, Time(), 0});
+  for (size_t i = 0; i < scenario.compare.size(); ++i) {
+    const ScenarioVariant& v = scenario.compare[i];
+    result.variants.push_back(run_one(*v.scenario, poll, RunProgress{i + 1, count, v.name, Time(), 0}));
+  }
   return result;
 }
 

@@ -3,7 +3,9 @@
 // traffic pattern in one run; then each compare: variant the same way.
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "collectives/sweep.h"
@@ -27,6 +29,19 @@ struct ScenarioResult {
   std::vector<ScenarioResult> variants;  // the compare: variants, in file order
 };
 
-ScenarioResult run_scenario(const Scenario& scenario);
+// What a caller sees of a run in progress (the CLI's progress line).
+struct RunProgress {
+  size_t variant = 0;   // 0: the baseline, then the compare: variants in file order
+  size_t variants = 1;  // the baseline included
+  std::string_view name;
+  Time simulated;       // of this variant
+  uint64_t events = 0;  // engine events of this variant so far; 0 where not counted
+};
+// Called before each variant and collective, and every so many engine events of a training replay
+// (collective and traffic simulations are not polled inside). Returning false stops the run:
+// run_scenario then throws RunStopped and returns no partial result.
+using RunPoll = std::function<bool(const RunProgress&)>;
+
+ScenarioResult run_scenario(const Scenario& scenario, const RunPoll& poll = {});
 
 }  // namespace weft

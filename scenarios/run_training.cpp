@@ -6,7 +6,8 @@
 
 namespace weft {
 
-TrainingOutcome run_training(const Scenario& scenario, const Topology& topology) {
+TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
+                             std::function<bool(Time simulated, uint64_t events)> poll) {
   const auto wall_start = std::chrono::steady_clock::now();
   const TrainingWorkload& t = *scenario.training;
   const catalogue::GpuSpec& gpu = catalogue::gpu(t.gpu);
@@ -18,6 +19,7 @@ TrainingOutcome run_training(const Scenario& scenario, const Topology& topology)
   options.seed = scenario.seed;
   options.fabric_options = scenario.fabric_options;
   options.collectives = t.timing;
+  options.poll = std::move(poll);
   out.replay = replay(*workload, topology, scenario.system.cluster, options);
   out.step = breakdown(*workload, out.replay, peak_flops(gpu, t.spec.precision));
   out.tokens = static_cast<double>(t.spec.global_batch) * t.spec.seq_len;

@@ -2,6 +2,7 @@
 // them on the scenario's system and fabric, and breaks the step time down.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -20,6 +21,8 @@ struct TrainingOutcome {
   double wall_seconds = 0;     // how long the simulation took
 };
 
-TrainingOutcome run_training(const Scenario& scenario, const Topology& topology);
+// `poll`: see ReplayOptions::poll (progress and stopping; unset costs nothing).
+TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
+                             std::function<bool(Time simulated, uint64_t events)> poll = {});
 
 }  // namespace weft

@@ -62,8 +62,8 @@ void read_parallel(const YamlMap& w, TrainingSpec& s, uint32_t gpus) {
   s.parallel.ep = u32(p, "ep", 1);
   const uint32_t model_parallel = s.parallel.tp * s.parallel.pp * s.parallel.cp;
   if (model_parallel == 0 || gpus % model_parallel != 0) {
-    throw ConfigError(fmt::format("{}: parallel: tp·pp·cp = {} does not divide the system's {} GPUs", p.where(),
-                                  model_parallel, gpus));
+    throw ConfigError(fmt::format("{}: parallel: tp·pp·cp = {} does not divide the system's {} GPUs",
+                                  p.where(p.has("tp") ? "tp" : ""), model_parallel, gpus));
   }
   s.parallel.dp = u32(p, "dp", gpus / model_parallel);
   const uint64_t zero = p.unsigned_integer_or("zero", 0);

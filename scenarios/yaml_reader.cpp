@@ -35,37 +35,62 @@ YamlMap YamlMap::load_file(const std::string& path) {
   return parse(text.str(), path);
 }
 
+YamlMap& YamlMap::operator=(const YamlMap& other) {
+  node_.reset(other.node_);
+  source_ = other.source_;
+  read_ = other.read_;
+  overlay_ = other.overlay_;
+  prefix_ = other.prefix_;
+  return *this;
+}
+
+YamlMap YamlMap::child(YAML::Node node, const std::string& key) const {
+  YamlMap m(node, source_);
+  m.overlay_ = overlay_;
+  m.prefix_ = prefix_ + key + ".";
+  return m;
+}
+
+const YAML::Node* YamlMap::overlaid(const std::string& key) const {
+  if (!overlay_) return nullptr;
+  auto it = overlay_->find(prefix_ + key);
+  return it == overlay_->end() ? nullptr : &it->second;
+}
+
+bool YamlMap::overlaid_below(const std::string& key) const {
+  if (!overlay_) return false;
+  const std::string inside = prefix_ + key + ".";
+  auto it = overlay_->lower_bound(inside);
+  return it != overlay_->end() && it->first.starts_with(inside);
+}
+
 YamlMap YamlMap::with_value(const std::string& dotted, const YamlMap& from, const std::string& key) const {
-  YAML::Node root = YAML::Clone(node_);
-  YAML::Node replacement = YAML::Clone(from.value(key));
-  std::vector<std::string> path;
-  for (size_t start = 0;;) {
-    const size_t dot = dotted.find('.', start);
-    path.push_back(dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (dot == std::string::npos) break;
+  // Refuse a path through a scalar of the file ("workload.model.layers" when model: is a name).
+  YAML::Node at = node_;
+  size_t start = 0;
+  for (size_t dot = dotted.find('.'); dot != std::string::npos; dot = dotted.find('.', start)) {
+    const std::string part = dotted.substr(start, dot - start);
+    if (at && at.IsMap() && at[part] && !at[part].IsMap()) {
+      from.fail(key, fmt::format("'{}' is not a map in the scenario, so '{}' cannot be set inside it", part, dotted));
+    }
+    at.reset(at && at.IsMap() && at[part] ? at[part] : YAML::Node());
     start = dot + 1;
   }
-  // yaml-cpp's operator[] on a Node rebinds on assignment, so walk with explicit copies per level.
-  std::vector<YAML::Node> levels{root};
-  for (size_t i = 0; i + 1 < path.size(); ++i) {
-    YAML::Node next = levels.back()[path[i]];
-    if (next && !next.IsMap()) {
-      from.fail(key, fmt::format("'{}' is not a map in the scenario, so '{}' cannot be set inside it",
-                                 path[i], dotted));
-    }
-    if (!next) {
-      levels.back()[path[i]] = YAML::Node(YAML::NodeType::Map);
-      next = levels.back()[path[i]];
-    }
-    levels.push_back(next);
-  }
-  levels.back()[path.back()] = replacement;
-  return YamlMap(root, source_);
+  YamlMap out = *this;
+  auto overlay = overlay_ ? std::make_shared<Overlay>(*overlay_) : std::make_shared<Overlay>();
+  (*overlay)[prefix_ + dotted] = from.value(key);
+  out.overlay_ = std::move(overlay);
+  out.read_ = std::make_shared<std::set<std::string>>();
+  return out;
 }
 
 std::string YamlMap::where(const std::string& key) const {
   YAML::Mark mark = node_.Mark();
-  if (!key.empty() && node_[key]) mark = node_[key].Mark();
+  if (const YAML::Node* v = key.empty() ? nullptr : overlaid(key)) {
+    mark = v->Mark();
+  } else if (!key.empty() && node_.IsMap() && node_[key]) {
+    mark = node_[key].Mark();
+  }
   return fmt::format("{}:{}:{}", *source_, mark.line + 1, mark.column + 1);
 }
 
@@ -75,25 +100,39 @@ void YamlMap::fail(const std::string& key, const std::string& message) const {
 
 bool YamlMap::has(const std::string& key) const {
   read_->insert(key);
-  return static_cast<bool>(node_[key]);
+  return overlaid(key) || overlaid_below(key) || (node_.IsMap() && node_[key]);
 }
 
-bool YamlMap::is_map(const std::string& key) const { return has(key) && node_[key].IsMap(); }
+bool YamlMap::is_map(const std::string& key) const {
+  if (!has(key)) return false;
+  if (const YAML::Node* v = overlaid(key)) return v->IsMap();
+  return overlaid_below(key) || node_[key].IsMap();
+}
 
-bool YamlMap::is_list(const std::string& key) const { return has(key) && node_[key].IsSequence(); }
+bool YamlMap::is_list(const std::string& key) const { return has(key) && value(key).IsSequence(); }
 
 std::vector<std::string> YamlMap::keys() const {
   std::vector<std::string> out;
-  for (const auto& entry : node_) out.push_back(entry.first.as<std::string>());
+  if (node_.IsMap()) {
+    for (const auto& entry : node_) out.push_back(entry.first.as<std::string>());
+  }
+  if (!overlay_) return out;
+  for (auto it = overlay_->lower_bound(prefix_); it != overlay_->end() && it->first.starts_with(prefix_); ++it) {
+    const std::string rest = it->first.substr(prefix_.size());
+    const std::string first = rest.substr(0, rest.find('.'));
+    if (std::find(out.begin(), out.end(), first) == out.end()) out.push_back(first);
+  }
   return out;
 }
 
 YAML::Node YamlMap::value(const std::string& key) const {
   read_->insert(key);
-  YAML::Node v = node_[key];
+  if (const YAML::Node* o = overlaid(key)) return *o;
+  YAML::Node v = node_.IsMap() ? node_[key] : YAML::Node();
   if (v) return v;
+  if (overlaid_below(key)) return YAML::Node(YAML::NodeType::Map);  // a map only the overlay fills
   std::string message = "missing (this key is required here)";
-  for (const auto& entry : node_) {
+  for (const auto& entry : node_.IsMap() ? node_ : YAML::Node(YAML::NodeType::Map)) {
     std::string other = entry.first.as<std::string>();
     if (!read_->count(other) && edit_distance(other, key) <= 2) {
       message += fmt::format("; is '{}' at {}:{} a typo of it?", other, entry.first.Mark().line + 1,
@@ -200,7 +239,7 @@ Bandwidth YamlMap::bandwidth(const std::string& key) const {
 YamlMap YamlMap::map(const std::string& key) const {
   YAML::Node v = value(key);
   if (!v.IsMap()) fail(key, "expected a mapping (indented key: value lines)");
-  return YamlMap(v, source_);
+  return child(v, key);
 }
 
 std::vector<YamlMap> YamlMap::list_of_maps(const std::string& key) const {
@@ -218,12 +257,17 @@ std::vector<YamlMap> YamlMap::list_of_maps(const std::string& key) const {
 }
 
 void YamlMap::reject_unknown_keys() const {
-  for (const auto& entry : node_) {
-    std::string key = entry.first.as<std::string>();
-    if (!read_->count(key)) {
-      throw ConfigError(fmt::format("{}:{}:{}: unknown key '{}'", *source_, entry.first.Mark().line + 1,
-                                    entry.first.Mark().column + 1, key));
+  if (node_.IsMap()) {
+    for (const auto& entry : node_) {
+      std::string key = entry.first.as<std::string>();
+      if (!read_->count(key)) {
+        throw ConfigError(fmt::format("{}:{}:{}: unknown key '{}'", *source_, entry.first.Mark().line + 1,
+                                      entry.first.Mark().column + 1, key));
+      }
     }
+  }
+  for (const std::string& key : keys()) {
+    if (!read_->count(key)) throw ConfigError(fmt::format("{}: unknown key '{}'", where(key), prefix_ + key));
   }
 }
 

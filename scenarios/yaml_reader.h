@@ -2,6 +2,7 @@
 // nobody read are reported as unknown. Models never see YAML or strings.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -17,6 +18,11 @@ class YamlMap {
   // Parses `text`; `source` names it in messages (a path, or "<bundled default.yaml>").
   static YamlMap parse(const std::string& text, const std::string& source);
   static YamlMap load_file(const std::string& path);
+
+  YamlMap(const YamlMap&) = default;
+  // Rebinds this map to other's node (YAML::Node's own assignment would overwrite the data of the
+  // node this map points to, i.e. the file it was read from).
+  YamlMap& operator=(const YamlMap& other);
 
   bool has(const std::string& key) const;
   bool is_map(const std::string& key) const;   // present and a mapping
@@ -40,9 +46,10 @@ class YamlMap {
   // The map's keys in file order (reading them is left to the caller).
   std::vector<std::string> keys() const;
 
-  // A deep copy of this map with the value at `dotted` ("system.network.technology") replaced by
-  // the value of `key` in `from` (which keeps its own file:line:column). Maps on the way are
-  // created when missing; a scalar on the way is a ConfigError at from.where(key).
+  // This map as if the value at `dotted` ("system.network.technology") were the value of `key` in
+  // `from`: an overlay, so the file is never changed and every value keeps its own file:line:column
+  // (the replacement's in `from`). Maps on the way are created when missing; a scalar on the way is
+  // a ConfigError at from.where(key).
   YamlMap with_value(const std::string& dotted, const YamlMap& from, const std::string& key) const;
 
   // Throws for the first key of this map that no accessor asked for (a typo, an unsupported key).
@@ -53,7 +60,12 @@ class YamlMap {
   std::string where(const std::string& key = "") const;
 
  private:
+  using Overlay = std::map<std::string, YAML::Node>;  // dotted path from the root -> value
+
   YamlMap(YAML::Node node, std::shared_ptr<const std::string> source);
+  YamlMap child(YAML::Node node, const std::string& key) const;  // a sub-map, with the overlay
+  const YAML::Node* overlaid(const std::string& key) const;      // the overlay's value for key
+  bool overlaid_below(const std::string& key) const;             // the overlay sets keys inside key
   YAML::Node value(const std::string& key) const;  // throws when missing
   std::string scalar(const std::string& key, const char* expected) const;
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
@@ -61,6 +73,8 @@ class YamlMap {
   YAML::Node node_;
   std::shared_ptr<const std::string> source_;
   std::shared_ptr<std::set<std::string>> read_;  // shared by copies, so reads through copies count
+  std::shared_ptr<const Overlay> overlay_;        // compare: variants' values; null when none
+  std::string prefix_;                            // this map's dotted path from the root, "system.node."
 };
 
 }  // namespace weft

@@ -35,8 +35,8 @@ expect_ok collective-help 'link-rate' "$weft" collective --help
 expect_ok table 'busbw' "$weft" collective --ranks 4 -b 8 -e 1M
 expect_ok csv '^size,count,type,time_us,algbw_GBps,busbw_GBps' "$weft" collective --ranks 4 -e 64K --format csv
 expect_ok ring-analytic '"fabric": "analytic"' "$weft" collective --topology ring --ranks 6 --fabric analytic --op all_gather --format json
-expect_ok run-default 'total simulated time' "$weft" run
-expect_ok run-file 'all_reduce' "$weft" run "$source_dir/scenarios/default.yaml" --fabric analytic
+expect_ok run-default 'speedup' "$weft" run
+expect_ok run-file 'all_reduce' "$weft" run "$source_dir/scenarios/examples/collectives-8gpu.yaml" --fabric analytic
 
 # Traffic patterns: FCT statistics and fabric counters.
 expect_ok run-incast 'fct_p99' "$weft" run "$source_dir/scenarios/incast.yaml"
@@ -54,6 +54,16 @@ expect_ok topo-json '"path_diversity"' "$weft" topo dgx-a100 --nodes 2 --json
 expect_ok topo-scenario 'h100' "$weft" topo "$source_dir/scenarios/dgx-h100-2nodes.yaml"
 expect_ok collective-system 'dgx-h100 x2 nodes, 16 ranks' "$weft" collective --system dgx-h100 --nodes 2 -b 1M -e 4M
 expect_ok collective-set 'pcie-4090x8 x1 nodes, 4 ranks' "$weft" collective --system pcie-4090x8 --set node.gpus=4 -e 1M
+expect_ok explain-bottleneck '^# bottleneck at 4194304 bytes: n[0-9]+/[a-z0-9]+ -> [^ ]+ \([a-z]+, [0-9.]+ Gb/s\): [0-9.]+% utilised' \
+  "$weft" collective --system dgx-h100 --nodes 2 -b 1M -e 4M --explain
+expect_ok collnet-sharp 'CollNetDirect/Simple x16' "$weft" collective --system dgx-h100 --nodes 2 --set network.sharp=true \
+  --algo CollNetDirect -b 4M -e 4M
+expect_ok pat-one-gpu-per-node 'PAT/Simple' "$weft" collective --system pcie-4090x8 --set node.gpus=1 --nodes 4 --op all_gather \
+  --algo PAT -b 1M -e 1M
+expect_error collnet-no-sharp 'CollNetDirect needs SHARP switches.*available for all_reduce here: Ring' \
+  "$weft" collective --system dgx-h100 --nodes 2 --algo CollNetDirect -e 1M
+expect_error sharp-on-roce 'sharp = true on roce; SHARP in-network reduction exists only in InfiniBand' \
+  "$weft" collective --system hgx-h200 --nodes 2 --set network.sharp=true -e 1M
 expect_ok run-system 'all_gather' "$weft" run "$source_dir/scenarios/dgx-h100-2nodes.yaml"
 expect_ok simgrid-one-size '"fabric": "simgrid"' "$weft" collective --fabric simgrid -b 4M -e 4M --ranks 8 --format json
 expect_error simgrid-sweep 'one simulation per process.*3 sizes; give -b and -e the same size' "$weft" collective --fabric simgrid -b 1M -e 4M
@@ -71,8 +81,8 @@ expect_error bad-set-form 'KEY=VALUE' "$weft" collective --system dgx-h100 --set
 "$weft" collective --ranks 16 -b 1K -e 16M --channels 2 --seed 5 --format json >"$work/a.json"
 "$weft" collective --ranks 16 -b 1K -e 16M --channels 2 --seed 5 --format json >"$work/b.json"
 cmp -s "$work/a.json" "$work/b.json" || fail "collective JSON differs between identical runs"
-"$weft" run --format json >"$work/c.json"
-"$weft" run --format json >"$work/d.json"
+"$weft" run "$source_dir/scenarios/examples/collectives-8gpu.yaml" --format json >"$work/c.json"
+"$weft" run "$source_dir/scenarios/examples/collectives-8gpu.yaml" --format json >"$work/d.json"
 cmp -s "$work/c.json" "$work/d.json" || fail "run JSON differs between identical runs"
 
 # Bad command-line values.
@@ -95,6 +105,8 @@ printf 'system:\n  name: dgx-h100\n  node:\n    pcie_lanes: 3\nworkload:\n  coll
 expect_error bad-node-field 'bad_node.yaml:[0-9]+:[0-9]+: .*pcie_lanes = 3' "$weft" run "$work/bad_node.yaml"
 printf 'system:\n  name: dgx-h100\n  network:\n    radixx: 8\nworkload:\n  collectives:\n    - {op: all_reduce, size: 1M}\n' >"$work/bad_key.yaml"
 expect_error bad-network-key "bad_key.yaml:4:[0-9]+: .*did you mean 'network.radix'" "$weft" run "$work/bad_key.yaml"
+printf 'system:\n  name: hgx-h200\n  nodes: 2\n  network:\n    sharp: true\nworkload:\n  collectives:\n    - {op: all_reduce, size: 1M}\n' >"$work/sharp_roce.yaml"
+expect_error sharp-yaml-roce 'sharp_roce.yaml:[0-9]+:[0-9]+: network: sharp = true on roce' "$weft" run "$work/sharp_roce.yaml"
 printf 'system:\n  topology: single-switch\n  ranks: 4\n  link: {rate: 100Gbps, latency: 1us}\nworkload:\n  traffic: incast\n  bytes: 1MB\n  senders: [1, 0]\n' >"$work/bad_traffic.yaml"
 expect_error bad-traffic 'bad_traffic.yaml:8:12: senders: rank 0 is the receiver' "$weft" run "$work/bad_traffic.yaml"
 printf 'fabric: {model: flow, ecn: {enabled: true}}\nsystem:\n  topology: ring\n  ranks: 4\n  link: {rate: 100Gbps, latency: 1us}\nworkload:\n  traffic: all_to_all\n  bytes: 1MB\n' >"$work/bad_fabric.yaml"

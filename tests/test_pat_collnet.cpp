@@ -29,7 +29,9 @@ ClusterSpec sharp_fat_tree(int nodes = 4) {
 }
 
 // Payload bytes of a link from the flow fabric's statistics (wire minus the headers it added).
-uint64_t payload(const Topology& t, const LinkStats& l) { return l.wire.count() - l.packets * t.link(l.link).header_bytes; }
+uint64_t payload(const Topology& t, const LinkStats& l) {
+  return l.wire.count() - l.packets * t.link(l.link).header_bytes;
+}
 
 // Goodput of a node's outgoing links of one kind, summed (bit/s).
 double out_goodput(const Topology& t, NodeIndex n, LinkKind kind) {
@@ -63,9 +65,11 @@ TEST_CASE("pat: ceil(log2 n) steps, each rank sends (n-1)/n of the buffer", "[un
   CHECK((eight[0].distance == 4 && eight[0].blocks == 1));
   CHECK((eight[1].distance == 2 && eight[1].blocks == 2));
   CHECK((eight[2].distance == 1 && eight[2].blocks == 4));
-  Schedule one_loop = pat_schedule(CollectiveOp::all_gather, 16, Bytes(16 << 20), {.channels = 1, .chunk = Bytes(1 << 20)});
+  Schedule one_loop =
+      pat_schedule(CollectiveOp::all_gather, 16, Bytes(16 << 20), {.channels = 1, .chunk = Bytes(1 << 20)});
   for (const Stream& stream : one_loop.streams) CHECK(step_count(stream) == 4);
-  CHECK_THROWS_WITH(pat_schedule(CollectiveOp::all_reduce, 8, Bytes(1 << 20)), Catch::Contains("all_gather and reduce_scatter"));
+  CHECK_THROWS_WITH(pat_schedule(CollectiveOp::all_reduce, 8, Bytes(1 << 20)),
+                    Catch::Contains("all_gather and reduce_scatter"));
 }
 
 TEST_CASE("pat: NCCL's chunk halves with the size down to 64 KiB", "[unit][pat]") {
@@ -90,7 +94,8 @@ TEST_CASE("pat: on one switch of one-GPU hosts each step is its blocks over the 
     Router router(t, 1);
     const Path& path = router.route(t.gpus()[0], t.gpus()[1], 0);
     Time expected;
-    for (const PatStep& step : pat_steps(n)) expected += transmit_time(Bytes(step.blocks * (size / n)), path.bottleneck) + path.latency;
+    for (const PatStep& step : pat_steps(n))
+      expected += transmit_time(Bytes(step.blocks * (size / n)), path.bottleneck) + path.latency;
     for (CollectiveOp op : {CollectiveOp::all_gather, CollectiveOp::reduce_scatter}) {
       Schedule s = pat_schedule(op, n, Bytes(size), {.channels = 1, .chunk = Bytes(size)});
       CHECK(simulate(s, t, {"flow"}).time == expected);
@@ -137,7 +142,8 @@ TEST_CASE("collnet: schedules move S/heads through the switches per head and con
   validate(single);
   for (uint64_t sent : bytes_sent_by_rank(single)) CHECK(sent == size);
   CHECK_THROWS_WITH(collnet_direct_all_reduce(1, 8, Bytes(size)), Catch::Contains("at least 2 nodes"));
-  CHECK_THROWS_WITH(collnet_chain_all_reduce(2, 4, Bytes(size), {.heads = 8}), Catch::Contains("8 heads but only 4 GPUs"));
+  CHECK_THROWS_WITH(collnet_chain_all_reduce(2, 4, Bytes(size), {.heads = 8}),
+                    Catch::Contains("8 heads but only 4 GPUs"));
 }
 
 TEST_CASE("collnet: on a SHARP fat-tree every byte crosses each NIC once each way", "[validation][collnet]") {
@@ -234,6 +240,9 @@ TEST_CASE("collnet: network.sharp is for InfiniBand switches from HDR on", "[uni
 }
 
 TEST_CASE("collnet: the packet fabric runs the SHARP group steps too", "[collnet][packet]") {
+  // 2 nodes under one spine; 1 MiB. The spine forwards packet k once it holds packet k from both heads;
+  // store-and-forward of 4 KiB packets over NVLink, PCIe, NIC and two switch hops each way costs
+  // some 16 % over the flow model here (18.2 against 15.6 us).
   ClusterSpec spec = sharp_fat_tree(2);
   Topology t = build_cluster(spec);
   Schedule s = collnet_direct_all_reduce(2, 8, Bytes(1 << 20), {.channels = 2});
@@ -242,5 +251,5 @@ TEST_CASE("collnet: the packet fabric runs the SHARP group steps too", "[collnet
   packet.fabric_options.check_invariants = true;
   SimulationResult r = simulate(s, t, packet);
   CHECK(r.fabric.drops == 0);
-  CHECK(r.time.seconds() == Approx(flow).epsilon(0.3));
+  CHECK(r.time.seconds() == Approx(flow).epsilon(0.25));
 }

@@ -6,6 +6,7 @@
 
 #include "sim/core/errors.h"
 #include "topologies/catalogue/gpus.h"
+#include "scenarios/scenario.h"
 #include "topologies/systems.h"
 #include "workloads/replayer.h"
 #include "workloads/step_breakdown.h"
@@ -202,4 +203,61 @@ TEST_CASE("1F1B bubble: idle fraction (p-1)/(m+p-1) when communication is nearly
   // The first and last stages also run the embedding and logits, so stages are not quite equal.
   const double idle = b.mean.idle.seconds() / b.step_time.seconds();
   CHECK(idle == Approx(3.0 / 11.0).margin(0.04));
+}
+
+TEST_CASE("Interleaved 1F1B: the bubble shrinks by the number of chunks", "[validation]") {
+  // p = 4, v = 2 chunks of one layer each, m = 8: idle fraction (p-1)/(v m + p - 1) = 3/19.
+  TrainingSpec s = spec_for({.dp = 1, .pp = 4}, 8);
+  s.model = small_model(8);
+  s.pipeline = PipelineKind::interleaved;
+  s.virtual_stages = 2;
+  Workload w = generate(s);
+  ClusterSpec c = dgx(1);
+  Topology t = build_cluster(c);
+  StepBreakdown b = breakdown(w, replay(w, t, c), 0);
+  CHECK(b.mean.idle.seconds() / b.step_time.seconds() == Approx(3.0 / 19.0).margin(0.04));
+}
+
+TEST_CASE("EP: dispatch and combine all-to-alls of T k h B x capacity, forward and backward", "[validation]") {
+  TrainingSpec s = spec_for({.ep = 4, .dp = 8}, 8);
+  s.model.experts = 8;
+  s.model.top_k = 2;
+  s.capacity_factor = 1.25;
+  Workload w = generate(s);
+  // T = b s = 1024 tokens, k = 2, h = 1024, bf16, x 1.25: 5 MiB per all-to-all; 4 per layer, 4 layers.
+  const double per_op = 1024.0 * 2 * 1024 * 2 * 1.25;
+  CHECK(bytes_of(w, 5, CommGroup::ep, CollectiveOp::all_to_all) == Approx(4 * 4 * per_op));
+  // Expert gradients reduce over the expert-data-parallel group (8 / 4 = 2 ranks), dense ones over all 8.
+  size_t expert_buckets = 0;
+  for (const Op& o : w.programs[5].ops) {
+    if (o.kind == OpKind::collective && o.group == CommGroup::dp && w.communicators[o.comm].ranks.size() == 2) ++expert_buckets;
+  }
+  CHECK(expert_buckets > 0);
+}
+
+TEST_CASE("compare: each variant is the base scenario with only its own keys changed", "[unit]") {
+  const char* yaml = R"(name: t
+system:
+  name: pcie-3090x8-nvlink
+  nodes: 2
+  node: {pcie_lanes: 8, nvlink_bridges: false}
+workload:
+  model: llama-2-7b
+  parallel: {tp: 2}
+  batch: {global: 8}
+compare:
+  - {name: wide, set: {system.node.pcie_lanes: 16}}
+  - {name: bridged, set: {system.node.nvlink_bridges: true, workload.parallel.pp: 2}}
+)";
+  Scenario s = load_scenario_text(yaml, "t.yaml");
+  REQUIRE(s.compare.size() == 2);
+  CHECK(s.system.cluster.node.pcie_lanes == 8);
+  CHECK(s.compare[0].scenario->system.cluster.node.pcie_lanes == 16);
+  CHECK_FALSE(s.compare[0].scenario->system.cluster.node.nvlink_bridges);
+  CHECK(s.compare[1].scenario->system.cluster.node.pcie_lanes == 8);  // not the first variant's 16
+  CHECK(s.compare[1].scenario->system.cluster.node.nvlink_bridges);
+  CHECK(s.compare[1].scenario->training->spec.parallel.pp == 2);
+  CHECK(s.compare[1].scenario->training->spec.parallel.dp == 4);  // 16 GPUs / (tp 2 x pp 2)
+  CHECK_THROWS_WITH(load_scenario_text(std::string(yaml) + "  - {name: bad, set: {workload.parallel.tp: 3}}\n", "t.yaml"),
+                    Catch::Contains("t.yaml:13:45:") && Catch::Contains("tp"));
 }

@@ -49,11 +49,9 @@ uint32_t Program::add(Op op, const std::vector<uint32_t>& after) {
 }
 
 uint32_t Workload::label(std::string_view text) {
-  for (uint32_t i = 0; i < labels.size(); ++i) {
-    if (labels[i] == text) return i;
-  }
-  labels.emplace_back(text);
-  return static_cast<uint32_t>(labels.size() - 1);
+  auto [it, added] = label_index.try_emplace(std::string(text), static_cast<uint32_t>(labels.size()));
+  if (added) labels.emplace_back(text);
+  return it->second;
 }
 
 uint32_t Workload::add_communicator(Communicator c) {

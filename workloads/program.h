@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "collectives/collective_op.h"
@@ -71,6 +72,7 @@ struct Workload {
   std::vector<uint32_t> gpu_of_rank;         // global rank -> index into Topology::gpus()
   std::vector<Communicator> communicators;
   std::vector<std::string> labels;
+  std::unordered_map<std::string, uint32_t> label_index;  // labels[i] -> i
   double model_flops = 0;                    // useful FLOPs of the whole step, all ranks (MFU numerator)
 
   uint32_t ranks() const { return static_cast<uint32_t>(programs.size()); }

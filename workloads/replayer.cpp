@@ -195,6 +195,7 @@ void Replayer::launch(uint32_t comm, uint64_t seq, Instance& inst) {
   }
   inst.executor = std::make_unique<ScheduleExecutor>(engine_, fabric_, inst.plan->plan.schedule, comm_nodes_[comm],
                                                      recorder_);
+  inst.executor->set_entropy_base((uint64_t{comm} + 1) << 32);  // each communicator its own connections
   inst.executor->start(std::move(complete));
 }
 
@@ -235,7 +236,8 @@ void Replayer::post_p2p(uint32_t rank, uint32_t index) {
   t.src = topology_.gpus()[workload_.gpu_of_rank[src]];
   t.dst = topology_.gpus()[workload_.gpu_of_rank[dst]];
   t.bytes = op.bytes;
-  t.entropy = (uint64_t{src} << 32) ^ dst ^ (uint64_t{op.tag} << 16);
+  // Point-to-point connections: one per (src, dst) pair, apart from every communicator's.
+  t.entropy = (uint64_t{1} << 63) | (uint64_t{src} << 31) | dst;
   fabric_.start(t, std::move(done));
 }
 
@@ -287,6 +289,16 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
       side_fabric->run(side);
       return executor.end_time() - executor.start_time();
     });
+  }
+  if (options.poll) {
+    // Throws rather than returning false: a fabric with a clock of its own (SimGrid) calls
+    // Engine::run many times and would carry on after an early return.
+    engine.set_poll(
+        [&engine, &options] {
+          if (!options.poll(engine.now(), engine.events_processed())) throw RunStopped("run stopped");
+          return true;
+        },
+        options.poll_every);
   }
   replayer.start();
   fabric->run(engine);

@@ -122,6 +122,12 @@ struct ReplayOptions {
   PlanOptions plan;
   CollectiveTiming collectives = CollectiveTiming::shared;
   Recorder* recorder = nullptr;
+  // Called every `poll_every` engine events with the simulated time and the events so far (progress,
+  // Ctrl-C); returning false stops the replay, which then throws RunStopped. Unset: no cost.
+  std::function<bool(Time simulated, uint64_t events)> poll;
+  // Events between polls: a poll costs ~30 ns (a clock read), a flow-level event 0.1-20 us, so this
+  // is free and keeps Ctrl-C under ~20 ms even at 50 k events/s.
+  uint64_t poll_every = 1024;
 };
 
 // Builds an Engine, a Router and the fabric, validates and replays the workload to its end.

@@ -260,12 +260,13 @@ Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& g
   w.gpu_of_rank.resize(world);
   // Activations travel in bf16 under fp8 training too (Transformer Engine casts only GEMM inputs).
   const uint32_t e = spec.precision == Precision::fp8 ? 2 : element_bytes(spec.precision);
+  const Efficiencies efficiency = profile.resolve(gpu.name);
   for (uint32_t r = 0; r < world; ++r) {
     w.gpu_of_rank[r] = r;
     LayerShape shape{.micro_batch = spec.micro_batch, .seq = sequence(spec), .tp = spec.parallel.tp,
                                 .cp = spec.parallel.cp, .causal_skip = spec.causal_skip,
                                 .sequence_parallel = spec.sequence_parallel, .element_bytes = e};
-    RankContext ctx{spec, gpu, profile, layout, comms, w, r, w.programs[r], layout.coords_of(r), shape, e};
+    RankContext ctx{spec, gpu, efficiency, layout, comms, w, r, w.programs[r], layout.coords_of(r), shape, e};
     emit_rank(ctx);
   }
   w.model_flops = training_step_flops(spec.model, spec.global_batch, sequence(spec), false, false);

@@ -23,7 +23,7 @@ enum TrainingStream : uint8_t {
 struct RankContext {
   const TrainingSpec& spec;
   const catalogue::GpuSpec& gpu;
-  const ComputeProfile& profile;
+  const Efficiencies& efficiency;  // the profile resolved for this GPU
   const RankLayout& layout;
   const PlanCommunicators& comms;
   Workload& workload;

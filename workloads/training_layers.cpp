@@ -15,9 +15,9 @@ uint32_t RankContext::compute(const char* label, Phase phase, double gemm_flops,
                               const std::vector<uint32_t>& after, double useful_flops) {
   // The gemm and attention parts run as their own kernels; the memory-bound part (norms, residual
   // adds, activation functions) moves `bytes` through HBM.
-  const Time t = op_time(gpu, spec.precision, OpClass::gemm, gemm_flops, 0, profile) +
-                 op_time(gpu, spec.precision, OpClass::attention, attention_flops, 0, profile) +
-                 op_time(gpu, spec.precision, OpClass::memory_bound, 0, bytes, profile);
+  const Time t = op_time(gpu, spec.precision, OpClass::gemm, gemm_flops, 0, efficiency) +
+                 op_time(gpu, spec.precision, OpClass::attention, attention_flops, 0, efficiency) +
+                 op_time(gpu, spec.precision, OpClass::memory_bound, 0, bytes, efficiency);
   Op op;
   op.kind = OpKind::compute;
   op.stream = kCompute;

@@ -79,8 +79,15 @@ Engine::Entry Engine::pop() {
   return top;
 }
 
+void Engine::set_poll(InlineFunction<bool()> poll, uint64_t every_events) {
+  poll_ = std::move(poll);
+  poll_every_ = every_events;
+  next_poll_ = poll_ && every_events > 0 ? processed_ + every_events : UINT64_MAX;
+}
+
 uint64_t Engine::run(Time until) {
-  uint64_t ran = 0;
+  const uint64_t first = processed_;
+  stopped_ = false;
   while (!heap_.empty() && heap_.front().time <= until.ps()) {
     Entry e = pop();
     Slot& slot = slots_[e.slot];
@@ -89,11 +96,16 @@ uint64_t Engine::run(Time until) {
     release_slot(e.slot);  // before the call, so the callback may reuse the slot
     now_ = Time::ps(e.time);
     cb();
-    ++ran;
+    if (++processed_ == next_poll_) {  // the only cost of the poll when unset: this compare
+      next_poll_ += poll_every_;
+      if (!poll_()) {
+        stopped_ = true;
+        break;
+      }
+    }
   }
-  processed_ += ran;
-  if (until != Time::max() && now_ < until) now_ = until;
-  return ran;
+  if (!stopped_ && until != Time::max() && now_ < until) now_ = until;
+  return processed_ - first;
 }
 
 }  // namespace weft

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/core/inline_function.h"
@@ -31,8 +32,15 @@ class Engine {
   // Returns true when the event was still pending and is now cancelled.
   bool cancel(EventId id);
 
-  // Runs events with time <= until; returns how many ran. With a finite `until`, now() ends at `until`.
+  // Runs events with time <= until; returns how many ran. With a finite `until`, now() ends at `until`,
+  // unless the poll stopped the run (then now() is the last event's time and stopped() is true).
   uint64_t run(Time until = Time::max());
+  // Calls `poll` after every `every_events` processed events (counted over all runs); when it returns
+  // false, run() returns at once, leaving the remaining events pending. For progress reports and
+  // Ctrl-C. Unset, it costs one integer compare per event.
+  void set_poll(InlineFunction<bool()> poll, uint64_t every_events);
+  // Whether the last run() was stopped by the poll.
+  bool stopped() const { return stopped_; }
   // Time of the earliest pending entry (possibly a cancelled one), Time::max() when none: lets an
   // outside clock (the SimGrid fabric) interleave with this engine.
   Time next_time() const { return heap_.empty() ? Time::max() : Time::ps(heap_.front().time); }
@@ -57,9 +65,21 @@ class Engine {
   Time now_;
   uint64_t next_sequence_ = 0;
   uint64_t processed_ = 0;
+  InlineFunction<bool()> poll_;
+  uint64_t poll_every_ = 0;
+  uint64_t next_poll_ = UINT64_MAX;  // the value of processed_ at which poll_ runs next; never when unset
+  bool stopped_ = false;
   std::vector<Entry> heap_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
+};
+
+// A run stopped on request (its poll said stop, e.g. after Ctrl-C): not an error of the user or of
+// the model. Thrown by the layers that own an Engine (replay) so a half-finished run never looks
+// like a result.
+class RunStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 }  // namespace weft

@@ -1,0 +1,50 @@
+// weft validate FILE: loads a scenario and every compare: variant and checks them without
+// simulating. Loading already checks keys, units and plans (ConfigError with file:line:column);
+// this adds what a run would find before its first event: each system builds, and the fabric can
+// run as many simulations as the workload asks for in one process.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "scenarios/scenario.h"
+#include "sim/fabric_registry.h"
+
+namespace weft::cli {
+namespace {
+
+// The same checks run_scenario and replay make before simulating.
+void check_runnable(const Scenario& s) {
+  build_system(s.system);
+  if (!s.training && !s.traffic) {
+    require_simulations(s.fabric, s.collectives.size(), "collectives", "keep one collective in the scenario");
+  }
+  if (s.training && s.training->timing == CollectiveTiming::isolated) {
+    require_simulations(s.fabric, 2, "fabrics", "use collective timing 'shared' with this fabric");
+  }
+}
+
+void validate(const std::string& file) {
+  const Scenario scenario = load_scenario_file(file);
+  std::vector<std::string> names{fmt::format("'{}'", scenario.baseline)};  // quoted: names may hold commas
+  check_runnable(scenario);
+  for (const ScenarioVariant& v : scenario.compare) {
+    check_runnable(*v.scenario);
+    names.push_back(fmt::format("'{}'", v.name));
+  }
+  fmt::print("{}: ok ({} variant{}: {})\n", file, names.size(), names.size() == 1 ? "" : "s", fmt::join(names, ", "));
+}
+
+}  // namespace
+
+Action add_validate_command(CLI::App& app) {
+  auto file = std::make_shared<std::string>();
+  CLI::App* cmd =
+      app.add_subcommand("validate", "Check a scenario file and its compare: variants without running them");
+  cmd->add_option("file", *file, "Scenario file (YAML)")->required();
+  return [file] { validate(*file); };
+}
+
+}  // namespace weft::cli
