@@ -43,6 +43,7 @@ bench: build
 	@for n in 64 512; do $(BUILD)/bench/weft_vs_simgrid $$n; done
 	@for f in flow simgrid; do $(BUILD)/bench/weft_fabric_vs_simgrid 512 $$f; done
 	@$(BUILD)/bench/weft_topology_scale
+	@$(BUILD)/bench/weft_training_scale 8
 	@if [ -x $(BUILD)/bench/weft_incast_vs_ns3 ]; then $(BUILD)/bench/weft_incast_vs_ns3 packet; \
 	 else $(BUILD)/bench/weft_packet_incast packet; fi
 

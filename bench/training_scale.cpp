@@ -29,7 +29,7 @@ double peak_rss_gib() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   const uint32_t dp = argc > 1 ? static_cast<uint32_t>(std::atoi(argv[1])) : 8;
   TrainingSpec s;
   s.model = model("gpt-3-175b");
@@ -41,6 +41,8 @@ int main(int argc, char** argv) {
   s.seq_len = 2048;
   ClusterSpec c = system_spec("dgx-a100");
   c.nodes = static_cast<int>(s.parallel.world() / 8);
+  // 40-port HDR switches reach 800 leaves in 3 tiers; beyond 1,024 GPUs use 64-port (Quantum-2) ones.
+  if (s.parallel.world() > 1024) c.network.radix = 64;
   const auto& gpu = catalogue::gpu("a100-80gb");
 
   auto t0 = std::chrono::steady_clock::now();
@@ -67,4 +69,13 @@ int main(int argc, char** argv) {
   std::printf("  wall: build %.2f s, generate %.2f s, replay %.2f s, total %.2f s; peak memory %.2f GiB\n", build_s,
               generate_s, replay_s, build_s + generate_s + replay_s, peak_rss_gib());
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "weft_training_scale: %s\n", e.what());
+    return 1;
+  }
 }
