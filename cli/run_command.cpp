@@ -22,6 +22,7 @@ struct RunArgs {
   std::string fabric;
   std::string format = "table";
   std::string out;
+  std::vector<std::string> sets;  // --set KEY=VALUE
   bool quiet = false;
 };
 
@@ -144,10 +145,11 @@ void write_outputs(const ScenarioResult& result, const std::string& dir, bool qu
 
 void run(const RunArgs& a) {
   OutputFormat format = parse_output_format(a.format);
-  Scenario scenario = a.scenario.empty() ? default_scenario() : load_scenario_file(a.scenario);
+  Scenario scenario = a.scenario.empty() ? default_scenario(a.sets) : load_scenario_file(a.scenario, a.sets);
   if (!a.fabric.empty()) {
     find_fabric(a.fabric);
     scenario.fabric = a.fabric;
+    for (ScenarioVariant& v : scenario.compare) v.scenario->fabric = a.fabric;
   }
   SigintScope sigint;
   g_interrupted = 0;
@@ -170,6 +172,9 @@ Action add_run_command(CLI::App& app) {
   cmd->add_option("--out", args->out,
                   "Also write summary.json, report.txt, CSV tables and a Chrome/Perfetto trace.json (training) "
                   "to this folder; summary.json is written last, each file atomically");
+  cmd->add_option("--set", args->sets,
+                  "Change a key of the scenario (and of every variant): KEY=VALUE, e.g. workload.batch.global=16, "
+                  "system.nodes=4 (repeatable)");
   cmd->add_flag("--quiet,-q", args->quiet, "No progress line or notes on stderr (errors still go there)");
   return [args] { run(*args); };
 }

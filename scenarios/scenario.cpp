@@ -335,7 +335,19 @@ Topology build_system(const SystemSpec& system) {
 
 namespace {
 
-Scenario read_with_variants(const YamlMap& top) {
+Scenario read_with_variants(const YamlMap& file, const std::vector<std::string>& sets) {
+  YamlMap top = file;
+  for (const std::string& set : sets) {
+    const size_t eq = set.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw ConfigError(fmt::format("--set '{}': expected KEY=VALUE, e.g. workload.batch.global=16", set));
+    }
+    const std::string key = set.substr(0, eq);
+    // The value is read as YAML (a number, a word, a {flow: map} or a [list]) and keeps "--set KEY" as
+    // its source in messages.
+    YamlMap value = YamlMap::parse("value: " + set.substr(eq + 1), "--set " + key);
+    top = top.with_value(key, value, "value");
+  }
   Scenario s = read_scenario(top);
   s.compare = read_compare(top);
   return s;
@@ -343,12 +355,16 @@ Scenario read_with_variants(const YamlMap& top) {
 
 }  // namespace
 
-Scenario load_scenario_text(const std::string& text, const std::string& source) {
-  return read_with_variants(YamlMap::parse(text, source));
+Scenario load_scenario_text(const std::string& text, const std::string& source, const std::vector<std::string>& sets) {
+  return read_with_variants(YamlMap::parse(text, source), sets);
 }
 
-Scenario load_scenario_file(const std::string& path) { return read_with_variants(YamlMap::load_file(path)); }
+Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& sets) {
+  return read_with_variants(YamlMap::load_file(path), sets);
+}
 
-Scenario default_scenario() { return load_scenario_text(kDefaultScenarioYaml, "<bundled scenarios/default.yaml>"); }
+Scenario default_scenario(const std::vector<std::string>& sets) {
+  return load_scenario_text(kDefaultScenarioYaml, "<bundled scenarios/default.yaml>", sets);
+}
 
 }  // namespace weft

@@ -70,10 +70,13 @@ class YamlMap;
 // caller): packet_profile(`profile:`, default "roce") with the map's keys applied, then validated.
 packet::PacketConfig read_packet_config(const YamlMap& fabric);
 
-Scenario load_scenario_file(const std::string& path);
-Scenario load_scenario_text(const std::string& text, const std::string& source);
+// `sets` are command-line changes, "dotted.key=value" (`weft run --set workload.batch.global=16`),
+// laid over the file before it is read, so the base and every variant see them.
+Scenario load_scenario_file(const std::string& path, const std::vector<std::string>& sets = {});
+Scenario load_scenario_text(const std::string& text, const std::string& source,
+                            const std::vector<std::string>& sets = {});
 
 // The scenario bundled into the binary (scenarios/default.yaml).
-Scenario default_scenario();
+Scenario default_scenario(const std::vector<std::string>& sets = {});
 
 }  // namespace weft
