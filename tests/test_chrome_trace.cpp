@@ -122,7 +122,7 @@ TEST_CASE("Chrome trace: big runs keep their first ranks and say so", "[unit]") 
   CHECK(pids == std::set<int>{0});
 }
 
-TEST_CASE("Engine poll: called every N events; false stops run(), the rest stays pending", "[unit]") {
+TEST_CASE("Engine poll: called every N events, and false stops run(), the rest stays pending", "[unit]") {
   Engine engine;
   int ran = 0;
   for (int i = 0; i < 100; ++i) engine.schedule_at(Time::ps(i), [&ran] { ++ran; });

@@ -187,7 +187,7 @@ TEST_CASE("collnet: on a SHARP fat-tree every byte crosses each NIC once each wa
   CHECK(r.time.seconds() < 1.05 * bound);
 }
 
-TEST_CASE("collnet: a large all-reduce through SHARP beats the ring", "[validation][collnet]") {
+TEST_CASE("collnet: a large all-reduce through SHARP beats the ring", "[.slow][validation][collnet]") {
   // A ring channel carries 2(n-1)/n of its share over every node boundary, through NICs of 49.7 GB/s;
   // CollNet puts S/8 on each NIC each way and is bound by NVLink instead (above): 3x faster at 256 MiB
   // on the flow fabric (4.3 ms against 1.34 ms), the chain between the two.
