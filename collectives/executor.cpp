@@ -17,23 +17,60 @@ ScheduleExecutor::ScheduleExecutor(Engine& engine, Fabric& fabric, const Schedul
   if (schedule.max_in_flight < 1 || schedule.max_in_flight > 64) {
     throw ModelError(fmt::format("{}: max_in_flight must be 1..64", schedule.name));
   }
-  size_t n = schedule.streams.size();
-  cursors_.resize(n);
-  done_.assign(n, 0);
-  done_beyond_.assign(n, 0);
-  total_steps_.resize(n);
-  std::vector<std::vector<uint32_t>> waiting(n);
-  for (uint32_t s = 0; s < n; ++s) {
-    total_steps_[s] = step_count(schedule.streams[s]);
-    for (const StepRun& r : schedule.streams[s].runs) {
+  groups_.resize(schedule.groups.size());
+  for (size_t g = 0; g < schedule.groups.size(); ++g) {
+    for (uint32_t r : schedule.groups[g].srcs) groups_[g].srcs.push_back(rank_nodes[r]);
+    for (uint32_t r : schedule.groups[g].dsts) groups_[g].dsts.push_back(rank_nodes[r]);
+    groups_[g].max_rate = schedule.channel_rate.bps();
+  }
+}
+
+// Whether the fabric moves every transfer of stream a as the same one of stream b (their entropies
+// differ); checked once per distinct peer or group.
+bool ScheduleExecutor::alike(uint32_t a, uint32_t b) {
+  const Stream& stream = schedule_.streams[a];
+  std::vector<std::pair<StepKind, uint32_t>> seen;
+  for (const StepRun& run : stream.runs) {
+    if (run.kind == StepKind::local) continue;
+    std::pair<StepKind, uint32_t> target{run.kind, run.peer};
+    if (std::find(seen.begin(), seen.end(), target) != seen.end()) continue;
+    seen.push_back(target);
+    bool same = run.kind == StepKind::group
+                    ? fabric_.interchangeable(groups_[run.peer], entropy_base_ + a, entropy_base_ + b)
+                    : fabric_.interchangeable(rank_nodes_[stream.rank], rank_nodes_[run.peer], entropy_base_ + a,
+                                              entropy_base_ + b);
+    if (!same) return false;
+  }
+  return true;
+}
+
+void ScheduleExecutor::form_classes() {
+  const auto n = static_cast<uint32_t>(schedule_.streams.size());
+  if (fabric_.runs_copies()) {
+    classes_ = stream_classes(schedule_, [this](uint32_t a, uint32_t b) { return alike(a, b); });
+  } else {
+    classes_ = {std::vector<uint32_t>(n), std::vector<uint32_t>(n), std::vector<uint32_t>(n, 1)};
+    for (uint32_t s = 0; s < n; ++s) classes_.class_of[s] = classes_.lead[s] = s;
+  }
+  const size_t k = classes_.lead.size();
+  cursors_.assign(k, StreamCursor());
+  done_.assign(k, 0);
+  done_beyond_.assign(k, 0);
+  total_steps_.resize(k);
+  std::vector<std::vector<uint32_t>> waiting(k);
+  for (uint32_t c = 0; c < k; ++c) {
+    const Stream& lead = schedule_.streams[classes_.lead[c]];
+    total_steps_[c] = step_count(lead);
+    for (const StepRun& r : lead.runs) {
       for (int32_t target : {r.wait_stream, r.also_wait_stream}) {
         if (target < 0) continue;
-        auto& list = waiting[static_cast<size_t>(target)];
-        if (list.empty() || list.back() != s) list.push_back(s);
+        auto& list = waiting[classes_.class_of[static_cast<size_t>(target)]];
+        if (list.empty() || list.back() != c) list.push_back(c);
       }
     }
   }
   dependent_offset_.assign(1, 0);
+  dependents_.clear();
   for (auto& list : waiting) {
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
@@ -45,75 +82,77 @@ ScheduleExecutor::ScheduleExecutor(Engine& engine, Fabric& fabric, const Schedul
 void ScheduleExecutor::start(OnComplete on_complete) {
   on_complete_ = std::move(on_complete);
   start_time_ = engine_.now();
-  for (uint32_t s = 0; s < schedule_.streams.size(); ++s) {
-    if (total_steps_[s] == 0) ++finished_streams_;
+  form_classes();
+  const auto k = static_cast<uint32_t>(classes_.lead.size());
+  for (uint32_t c = 0; c < k; ++c) {
+    if (total_steps_[c] == 0) finished_streams_ += classes_.size[c];
   }
   if (done()) {
     finish();
     return;
   }
   if (schedule_.start_latency > Time()) {
-    engine_.schedule_in(schedule_.start_latency, [this] {
-      for (uint32_t s = 0; s < schedule_.streams.size(); ++s) pump(s);
+    engine_.schedule_in(schedule_.start_latency, [this, k] {
+      for (uint32_t c = 0; c < k; ++c) pump(c);
     });
     return;
   }
-  for (uint32_t s = 0; s < schedule_.streams.size(); ++s) pump(s);
+  for (uint32_t c = 0; c < k; ++c) pump(c);
 }
 
-void ScheduleExecutor::pump(uint32_t s) {
-  const Stream& stream = schedule_.streams[s];
-  StreamCursor& cursor = cursors_[s];
-  while (cursor.has_step(stream) && cursor.index() - done_[s] < schedule_.max_in_flight &&
-         cursor.dependency_met(stream, done_)) {
+void ScheduleExecutor::pump(uint32_t c) {
+  const Stream& stream = schedule_.streams[classes_.lead[c]];
+  StreamCursor& cursor = cursors_[c];
+  auto done_of = [this](uint32_t s) { return done_[classes_.class_of[s]]; };
+  while (cursor.has_step(stream) && cursor.index() - done_[c] < schedule_.max_in_flight &&
+         cursor.dependency_met(stream, done_of)) {
     uint64_t index = cursor.index();
     const StepRun& run = cursor.run(stream);
     cursor.advance(stream);
-    issue(s, run, index);
+    issue(c, run, index);
   }
 }
 
-void ScheduleExecutor::issue(uint32_t s, const StepRun& run, uint64_t index) {
-  auto on_done = [this, s, index] { step_done(s, index); };
+void ScheduleExecutor::issue(uint32_t c, const StepRun& run, uint64_t index) {
+  auto on_done = [this, c, index] { step_done(c, index); };
   if (run.kind == StepKind::local) {
     engine_.schedule_in(run.duration, on_done);
     return;
   }
+  const uint32_t s = classes_.lead[c];
   if (run.kind == StepKind::group) {
-    const RankGroup& ranks = schedule_.groups[run.peer];
-    GroupTransfer g;
-    for (uint32_t r : ranks.srcs) g.srcs.push_back(rank_nodes_[r]);
-    for (uint32_t r : ranks.dsts) g.dsts.push_back(rank_nodes_[r]);
+    GroupTransfer& g = groups_[run.peer];
     g.bytes = run.bytes;
     g.entropy = entropy_base_ + s;
     g.tag = index;
-    g.max_rate = schedule_.channel_rate.bps();
+    g.copies = classes_.size[c];
     fabric_.start_group(g, on_done);
     return;
   }
   const Stream& stream = schedule_.streams[s];
   Transfer t{rank_nodes_[stream.rank], rank_nodes_[run.peer], run.bytes, 0, entropy_base_ + s, index};
   t.max_rate = schedule_.channel_rate.bps();
+  t.copies = classes_.size[c];
   fabric_.start(t, on_done);
 }
 
-void ScheduleExecutor::step_done(uint32_t s, uint64_t index) {
-  ++steps_done_;
-  uint64_t offset = index - done_[s];
+void ScheduleExecutor::step_done(uint32_t c, uint64_t index) {
+  steps_done_ += classes_.size[c];
+  uint64_t offset = index - done_[c];
   WEFT_ASSERT(offset < 64);
-  done_beyond_[s] |= uint64_t{1} << offset;
-  uint64_t before = done_[s];
-  while (done_beyond_[s] & 1) {
-    done_beyond_[s] >>= 1;
-    ++done_[s];
+  done_beyond_[c] |= uint64_t{1} << offset;
+  uint64_t before = done_[c];
+  while (done_beyond_[c] & 1) {
+    done_beyond_[c] >>= 1;
+    ++done_[c];
   }
-  if (done_[s] == before) return;  // an earlier step is still out: nothing new is unblocked
-  if (done_[s] == total_steps_[s] && ++finished_streams_ == schedule_.streams.size()) {
+  if (done_[c] == before) return;  // an earlier step is still out: nothing new is unblocked
+  if (done_[c] == total_steps_[c] && (finished_streams_ += classes_.size[c]) == schedule_.streams.size()) {
     finish();
     return;
   }
-  pump(s);
-  for (uint32_t i = dependent_offset_[s]; i < dependent_offset_[s + 1]; ++i) pump(dependents_[i]);
+  pump(c);
+  for (uint32_t i = dependent_offset_[c]; i < dependent_offset_[c + 1]; ++i) pump(dependents_[i]);
 }
 
 void ScheduleExecutor::finish() {

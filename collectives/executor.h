@@ -1,5 +1,8 @@
 // Runs any Schedule on any Fabric: each stream issues its steps in program order as soon as the
 // step's cross-stream dependency is done and the stream has a free slot (max_in_flight).
+// Streams that run alike (stream_classes: e.g. the channels of NVLS) run as one when the fabric
+// moves their transfers alike (Fabric::runs_copies): one stream per class issues each step with
+// `copies` = the class's size, which the fabric moves as that many transfers.
 #pragma once
 
 #include <span>
@@ -34,9 +37,11 @@ class ScheduleExecutor {
   uint64_t steps_done() const { return steps_done_; }
 
  private:
-  void pump(uint32_t stream);
-  void issue(uint32_t stream, const StepRun& run, uint64_t index);
-  void step_done(uint32_t stream, uint64_t index);
+  void form_classes();
+  bool alike(uint32_t a, uint32_t b);
+  void pump(uint32_t c);
+  void issue(uint32_t c, const StepRun& run, uint64_t index);
+  void step_done(uint32_t c, uint64_t index);
   void finish();
 
   Engine& engine_;
@@ -47,11 +52,16 @@ class ScheduleExecutor {
   OnComplete on_complete_;
   uint64_t entropy_base_ = 0;
 
-  std::vector<StreamCursor> cursors_;
-  std::vector<uint64_t> done_;            // per stream: steps done, a prefix in program order
-  std::vector<uint64_t> done_beyond_;     // per stream: bit i = step done_ + i is done (out of order)
+  // One per Schedule::groups entry, the ranks already mapped to nodes: a group step only sets the
+  // bytes, entropy and tag (the fabric does not keep the struct), so it allocates nothing.
+  std::vector<GroupTransfer> groups_;
+  // Streams run by class (all of size 1 when the fabric does not run copies); the rest is by class.
+  StreamClasses classes_;
+  std::vector<StreamCursor> cursors_;  // over the lead stream's runs
+  std::vector<uint64_t> done_;         // steps done, a prefix in program order
+  std::vector<uint64_t> done_beyond_;  // bit i = step done_ + i is done (out of order)
   std::vector<uint64_t> total_steps_;
-  std::vector<uint32_t> dependent_offset_;  // CSR: streams that wait on stream s
+  std::vector<uint32_t> dependent_offset_;  // CSR: classes that wait on class c
   std::vector<uint32_t> dependents_;
   size_t finished_streams_ = 0;
   uint64_t steps_done_ = 0;

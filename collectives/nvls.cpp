@@ -77,6 +77,7 @@ Schedule nvls_tree_all_reduce(uint32_t nodes, uint32_t gpus_per_node, Bytes size
   for (uint32_t c = 0; c < o.channels; ++c) {
     for (uint32_t r = 0; r < ranks; ++r) {
       Stream stream{r, c, {}};
+      stream.runs.reserve(loops * 4);
       const uint32_t node = r / g, local = r % g;
       const uint32_t next = (node + 1) % nodes * g + local, previous = (node + nodes - 1) % nodes * g + local;
       // Per chunk, pipelined across chunks by the in-flight window: reduce in the node, ring over the
@@ -84,12 +85,14 @@ Schedule nvls_tree_all_reduce(uint32_t nodes, uint32_t gpus_per_node, Bytes size
       // rank's reduction), multicast in the node once the chunk came back.
       for (uint64_t k = 0; k < loops; ++k) {
         append_run(stream, {1, StepKind::group, r, Bytes(chunk)});
-        for (uint32_t j = 0; j < 2 * (nodes - 1); ++j) {
-          StepRun step{1, StepKind::send, next, Bytes(piece)};
-          step.wait_stream = j == 0 ? stream_of(c, r) : stream_of(c, previous);
-          step.wait_offset = -1;
-          append_run(stream, step);
-        }
+        StepRun first{1, StepKind::send, next, Bytes(piece)};
+        first.wait_stream = stream_of(c, r);
+        first.wait_offset = -1;
+        append_run(stream, first);
+        StepRun rest{2 * (nodes - 1) - 1, StepKind::send, next, Bytes(piece)};  // alike: one run
+        rest.wait_stream = stream_of(c, previous);
+        rest.wait_offset = -1;
+        append_run(stream, rest);
         StepRun multicast{1, StepKind::group, ranks + r, Bytes(chunk)};
         multicast.wait_stream = stream_of(c, r);
         multicast.wait_offset = -1;

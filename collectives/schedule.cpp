@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <unordered_map>
 
 #include "collectives/stream_cursor.h"
 #include "sim/core/errors.h"
@@ -100,7 +101,8 @@ void validate(const Schedule& schedule) {
     progress = false;
     for (size_t i = 0; i < schedule.streams.size(); ++i) {
       const Stream& s = schedule.streams[i];
-      while (cursors[i].has_step(s) && cursors[i].dependency_met(s, done)) {
+      auto done_of = [&done](uint32_t stream) { return done[stream]; };
+      while (cursors[i].has_step(s) && cursors[i].dependency_met(s, done_of)) {
         cursors[i].advance(s);
         ++done[i];
         progress = true;
@@ -113,6 +115,94 @@ void validate(const Schedule& schedule) {
                                    schedule.name, i, schedule.streams[i].rank, done[i]));
     }
   }
+}
+
+namespace {
+
+bool same_shape(const Stream& a, const Stream& b) {
+  if (a.rank != b.rank || a.runs.size() != b.runs.size()) return false;
+  for (size_t i = 0; i < a.runs.size(); ++i) {
+    const StepRun& x = a.runs[i];
+    const StepRun& y = b.runs[i];
+    if (x.count != y.count || x.kind != y.kind || x.peer != y.peer || x.bytes != y.bytes || x.duration != y.duration ||
+        x.wait_offset != y.wait_offset || x.also_wait_offset != y.also_wait_offset ||
+        (x.wait_stream < 0) != (y.wait_stream < 0) || (x.also_wait_stream < 0) != (y.also_wait_stream < 0)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+uint64_t shape_hash(const Stream& s) {
+  uint64_t h = 0xCBF29CE484222325ULL;
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001B3ULL; };
+  mix(s.rank);
+  mix(s.runs.size());
+  for (const StepRun& r : s.runs) {
+    mix((uint64_t{r.count} << 8) | static_cast<uint64_t>(r.kind));
+    mix(r.peer);
+    mix(r.bytes.count());
+    mix(static_cast<uint64_t>(r.duration.ps()));
+    mix((static_cast<uint64_t>(static_cast<uint32_t>(r.wait_offset)) << 32) |
+        static_cast<uint32_t>(r.also_wait_offset));
+  }
+  return h;
+}
+
+// Whether each run of a waits on a stream of the same class as b's run does (or neither waits).
+bool same_waits(const Stream& a, const Stream& b, const std::vector<uint32_t>& class_of) {
+  auto of = [&class_of](int32_t s) { return s < 0 ? UINT32_MAX : class_of[static_cast<size_t>(s)]; };
+  for (size_t i = 0; i < a.runs.size(); ++i) {
+    if (of(a.runs[i].wait_stream) != of(b.runs[i].wait_stream) ||
+        of(a.runs[i].also_wait_stream) != of(b.runs[i].also_wait_stream)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+// Buckets by shape, then splits classes until every member waits on the classes its lead waits on
+// (partition refinement: the class count only grows, so this ends; one pass when nothing splits).
+StreamClasses stream_classes(const Schedule& schedule, const std::function<bool(uint32_t a, uint32_t b)>& alike) {
+  const auto n = static_cast<uint32_t>(schedule.streams.size());
+  StreamClasses out;
+  out.class_of.resize(n);
+  std::unordered_map<uint64_t, std::vector<uint32_t>> by_shape;  // shape hash -> classes
+  for (uint32_t s = 0; s < n; ++s) {
+    std::vector<uint32_t>& candidates = by_shape[shape_hash(schedule.streams[s])];
+    auto match = std::find_if(candidates.begin(), candidates.end(), [&](uint32_t c) {
+      return same_shape(schedule.streams[out.lead[c]], schedule.streams[s]) && alike(out.lead[c], s);
+    });
+    out.class_of[s] = match != candidates.end() ? *match : static_cast<uint32_t>(out.lead.size());
+    if (match == candidates.end()) {
+      candidates.push_back(out.class_of[s]);
+      out.lead.push_back(s);
+    }
+  }
+  for (bool stable = false; !stable;) {
+    std::vector<std::vector<uint32_t>> parts(out.lead.size());  // old class -> the new classes it split into
+    std::vector<uint32_t> refined(n);
+    std::vector<uint32_t> leads;
+    for (uint32_t s = 0; s < n; ++s) {
+      std::vector<uint32_t>& candidates = parts[out.class_of[s]];
+      auto match = std::find_if(candidates.begin(), candidates.end(), [&](uint32_t c) {
+        return same_waits(schedule.streams[leads[c]], schedule.streams[s], out.class_of);
+      });
+      refined[s] = match != candidates.end() ? *match : static_cast<uint32_t>(leads.size());
+      if (match == candidates.end()) {
+        candidates.push_back(refined[s]);
+        leads.push_back(s);
+      }
+    }
+    stable = leads.size() == out.lead.size();
+    out.class_of = std::move(refined);
+    out.lead = std::move(leads);
+  }
+  out.size.assign(out.lead.size(), 0);
+  for (uint32_t c : out.class_of) ++out.size[c];
+  return out;
 }
 
 }  // namespace weft

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -80,5 +81,18 @@ void relabel(Schedule& schedule, std::span<const uint32_t> rank_of);
 // Throws ModelError when a peer or wait target is out of range, or when the dependencies form a
 // cycle (checked by a dry run of the DAG without an engine).
 void validate(const Schedule& schedule);
+
+// Streams that run alike, e.g. the channels of an NVLS or NVLSTree schedule: the same rank and the
+// same runs (kind, peer, bytes, duration, count, wait offsets), each run waiting on streams of one
+// class, and `alike(a, b)` (an equivalence): the fabric moves stream a's transfers as b's, each in
+// its own queue pair. By induction over the events, the members of a class then issue and finish
+// every step at the same instants (a step starts when the stream's own window and its wait targets
+// allow: the same for every member), so an executor may run one member for all (ScheduleExecutor).
+struct StreamClasses {
+  std::vector<uint32_t> class_of;  // by stream
+  std::vector<uint32_t> lead;      // by class: its first stream
+  std::vector<uint32_t> size;      // by class: how many streams
+};
+StreamClasses stream_classes(const Schedule& schedule, const std::function<bool(uint32_t a, uint32_t b)>& alike);
 
 }  // namespace weft

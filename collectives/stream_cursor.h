@@ -14,11 +14,12 @@ class StreamCursor {
   const StepRun& run(const Stream& s) const { return s.runs[run_]; }
   uint64_t index() const { return index_; }  // absolute index of the current step
 
-  // True when the current step's cross-stream dependency (if any) is done; `done[i]` counts the
+  // True when the current step's cross-stream dependency (if any) is done; `done_of(i)` counts the
   // finished steps of stream i (steps finish in program order).
-  bool dependency_met(const Stream& s, const std::vector<uint64_t>& done) const {
+  template <class DoneOf>
+  bool dependency_met(const Stream& s, const DoneOf& done_of) const {
     const StepRun& r = s.runs[run_];
-    return met(r.wait_stream, r.wait_offset, done) && met(r.also_wait_stream, r.also_wait_offset, done);
+    return met(r.wait_stream, r.wait_offset, done_of) && met(r.also_wait_stream, r.also_wait_offset, done_of);
   }
 
   void advance(const Stream& s) {
@@ -30,10 +31,11 @@ class StreamCursor {
   }
 
  private:
-  bool met(int32_t stream, int32_t offset, const std::vector<uint64_t>& done) const {
+  template <class DoneOf>
+  bool met(int32_t stream, int32_t offset, const DoneOf& done_of) const {
     if (stream < 0) return true;
     int64_t target = static_cast<int64_t>(index_) + offset;
-    return target < 0 || static_cast<int64_t>(done[static_cast<size_t>(stream)]) > target;
+    return target < 0 || static_cast<int64_t>(done_of(static_cast<uint32_t>(stream))) > target;
   }
 
   size_t run_ = 0;

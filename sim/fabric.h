@@ -26,6 +26,9 @@ struct Transfer {
   // Most the sender can push, bit/s (0 = no limit): e.g. the copy rate of the one GPU thread block
   // that runs an NCCL channel. Models treat it as a private link of this capacity on the path.
   uint64_t max_rate = 0;
+  // Identical transfers this one stands for, one per stream of a class the executor runs as one
+  // (see Fabric::runs_copies); counted, and carried on the links, that many times.
+  uint32_t copies = 1;
 };
 
 // The same bytes from every source to every destination through the in-network reducing switches
@@ -40,6 +43,7 @@ struct GroupTransfer {
   uint64_t entropy = 0;
   uint64_t tag = 0;
   uint64_t max_rate = 0;  // bit/s, as Transfer::max_rate
+  uint32_t copies = 1;    // as Transfer::copies
 };
 
 // Called once, when the transfer's last byte has arrived at dst (engine time = arrival time).
@@ -84,6 +88,14 @@ class Fabric {
   virtual TransferId start(const Transfer& transfer, OnTransferDone on_done) = 0;
   // Multicast / in-switch reduction; models without it throw ModelError (the default).
   virtual TransferId start_group(const GroupTransfer& group, OnTransferDone on_done);
+  // Copies. A fabric that runs_copies() moves two transfers that differ only in their entropy
+  // exactly alike whenever interchangeable() says so for the two entropies (same links, each in its
+  // own queue pair, hence always the same rate), and then accepts `copies` > 1: that many such
+  // transfers started as one, done together. The others (the default) only ever see copies = 1;
+  // so do all fabrics while a Recorder listens for each transfer.
+  virtual bool runs_copies() const { return false; }
+  virtual bool interchangeable(NodeIndex /*src*/, NodeIndex /*dst*/, uint64_t /*a*/, uint64_t /*b*/) { return false; }
+  virtual bool interchangeable(const GroupTransfer& /*group*/, uint64_t /*a*/, uint64_t /*b*/) { return false; }
   virtual FabricStats stats() const = 0;
   // Links that carried traffic, for per-link summaries; empty for models without per-link state.
   virtual std::vector<LinkStats> link_stats() const { return {}; }

@@ -33,6 +33,16 @@ uint32_t FlowFabric::allocate_flow() {
   return f;
 }
 
+bool FlowFabric::interchangeable(NodeIndex src, NodeIndex dst, uint64_t a, uint64_t b) {
+  const PathSet* stripes_a = nullptr;
+  const PathSet* stripes_b = nullptr;
+  const Path& path_a = router_.route(src, dst, a, stripes_a);
+  const Path& path_b = router_.route(src, dst, b, stripes_b);
+  return &path_a == &path_b && stripes_a == stripes_b;
+}
+
+bool FlowFabric::interchangeable(const GroupTransfer&, uint64_t, uint64_t) { return true; }
+
 TransferId FlowFabric::start(const Transfer& transfer, OnTransferDone on_done) {
   const PathSet* stripes = nullptr;
   const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy, stripes);
@@ -101,6 +111,7 @@ TransferId FlowFabric::start_group(const GroupTransfer& group, OnTransferDone on
     Transfer t{group.srcs.front(), group.dsts.front(), Bytes(bytes), 0,
                (1ULL << 63) | (group.entropy << 8) | i, group.tag};
     t.max_rate = group.max_rate / stripes.size();  // the sender's limit covers all its stripes
+    t.copies = group.copies;
     start_on(*stripes[i], t, part_done(g));
   }
   return first;
@@ -117,7 +128,8 @@ TransferId FlowFabric::start_on(const Path& path, const Transfer& transfer, OnTr
   flow.id = next_id_++;
   flow.start = engine_.now();
   flow.on_done = std::move(on_done);
-  ++stats_.transfers_started;
+  flow.weight = transfer.copies;
+  stats_.transfers_started += transfer.copies;
   if (path.links.empty() || flow.remaining == 0) {
     calendar_.add(engine_.now() + path.latency, item(f, flow.version, Phase::arrived));
     return flow.id;
@@ -128,9 +140,31 @@ TransferId FlowFabric::start_on(const Path& path, const Transfer& transfer, OnTr
     qp.waiting.push_back(f);
   } else {
     qp.busy = true;
-    attach(f);
+    join_links(f);
   }
   return flow.id;
+}
+
+// Rides on the flow that joined the same path earlier in this instant when it is identical (bytes,
+// limit; nothing sent yet, as it joined now), else goes on the links itself. The copies always share
+// one rate (see MaxMinSolver::solve), so one flow of weight w moves exactly as w flows would.
+void FlowFabric::join_links(uint32_t f) {
+  Flow& flow = flows_[f];
+  int64_t now = engine_.now().ps();
+  Joined& joined = joined_[flow.path];
+  if (joined.at == now) {
+    Flow& head = flows_[joined.flow];
+    if (head.path == flow.path && head.transfer.bytes == flow.transfer.bytes &&
+        head.transfer.max_rate == flow.transfer.max_rate && head.remaining == flow.remaining) {
+      head.followers.push_back(f);
+      head.weight += flow.weight;
+      mark_dirty(flow.path->links.front());  // the weight changed: re-solve its component
+      return;
+    }
+  }
+  joined = {now, f};
+  flow.updated = now;
+  attach(f);
 }
 
 void FlowFabric::attach(uint32_t f) {
@@ -207,20 +241,28 @@ void FlowFabric::gather_component(LinkId seed) {
 void FlowFabric::solve_component() {
   ++stats_.rate_solves;
   if (component_flows_.size() == 1) {  // alone on its links: the bottleneck rate, no solver needed
-    uint32_t f = component_flows_.front();
-    uint64_t rate = flows_[f].path->bottleneck.bps();
-    if (flows_[f].transfer.max_rate > 0) rate = std::min(rate, flows_[f].transfer.max_rate);
-    rerate(f, rate);
+    const Flow& flow = flows_[component_flows_.front()];
+    uint64_t rate = flow.path->bottleneck.bps();
+    if (flow.weight > 1) {  // its copies share every link equally, as the solver would give them
+      rate = UINT64_MAX;
+      for (LinkId l : flow.path->links) rate = std::min(rate, std::max<uint64_t>(1, links_[l].capacity / flow.weight));
+    }
+    if (flow.transfer.max_rate > 0) rate = std::min(rate, flow.transfer.max_rate);
+    rerate(component_flows_.front(), rate);
     return;
   }
   solver_.clear();
   for (LinkId l : component_links_) solver_.add_link(links_[l].capacity);
   for (uint32_t f : component_flows_) {
+    const Flow& flow = flows_[f];
     local_path_.clear();
-    for (LinkId l : flows_[f].path->links) local_path_.push_back(links_[l].local);
-    // A sender's own limit is a private link that only this flow crosses.
-    if (flows_[f].transfer.max_rate > 0) local_path_.push_back(solver_.add_link(flows_[f].transfer.max_rate));
-    solver_.add_flow(local_path_);
+    for (LinkId l : flow.path->links) local_path_.push_back(links_[l].local);
+    // A sender's own limit is a private link that only this flow crosses (each copy its own).
+    if (flow.transfer.max_rate > 0) {
+      uint128 limit = static_cast<uint128>(flow.transfer.max_rate) * flow.weight;
+      local_path_.push_back(solver_.add_link(static_cast<uint64_t>(std::min<uint128>(limit, UINT64_MAX))));
+    }
+    solver_.add_flow(local_path_, flow.weight);
   }
   solver_.solve();
   for (size_t i = 0; i < component_flows_.size(); ++i) rerate(component_flows_[i], solver_.rate(static_cast<uint32_t>(i)));
@@ -258,9 +300,19 @@ void FlowFabric::on_due(const std::vector<uint64_t>& items) {
 }
 
 void FlowFabric::drained(uint32_t f) {
-  Flow& flow = flows_[f];
   detach(f);
-  for (LinkId l : flow.path->links) link_bytes_[l] += flow.transfer.bytes.count();
+  const Flow& head = flows_[f];
+  for (LinkId l : head.path->links) link_bytes_[l] += head.transfer.bytes.count() * head.weight;
+  leave(f);
+  // Followers are never on the links and never in the calendar until they arrive; joining the
+  // links below only appends to other flows' followers, so this list stays put.
+  for (size_t i = 0; i < flows_[f].followers.size(); ++i) leave(flows_[f].followers[i]);
+  flows_[f].followers.clear();
+}
+
+// One copy has drained: it arrives one path latency later, and its queue pair sends the next.
+void FlowFabric::leave(uint32_t f) {
+  Flow& flow = flows_[f];
   flow.remaining = 0;
   flow.rate = 0;
   calendar_.add(engine_.now() + flow.path->latency, item(f, flow.version, Phase::arrived));
@@ -271,14 +323,13 @@ void FlowFabric::drained(uint32_t f) {
   }
   uint32_t next = qp.waiting.front();
   qp.waiting.pop_front();
-  flows_[next].updated = engine_.now().ps();
-  attach(next);
+  join_links(next);
 }
 
 void FlowFabric::arrived(uint32_t f) {
   Flow& flow = flows_[f];
-  ++stats_.transfers_done;
-  stats_.bytes_delivered += flow.transfer.bytes;
+  stats_.transfers_done += flow.transfer.copies;
+  stats_.bytes_delivered += Bytes(flow.transfer.bytes.count() * flow.transfer.copies);
   if (recorder_.active()) {
     const Transfer& t = flow.transfer;
     recorder_.on_transfer_done({flow.id, t.src, t.dst, t.bytes, flow.start, engine_.now(), t.tag});
@@ -306,7 +357,7 @@ std::vector<LinkStats> FlowFabric::link_stats() const {
 
 uint64_t FlowFabric::link_load(LinkId l) const {
   uint64_t sum = 0;
-  for (uint32_t f : links_[l].flows) sum += flows_[f].rate;
+  for (uint32_t f : links_[l].flows) sum += flows_[f].rate * flows_[f].weight;
   return sum;
 }
 

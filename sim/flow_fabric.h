@@ -4,6 +4,11 @@
 // A flow's last byte leaves the source when its bytes drain at its (changing) fair rate, and
 // arrives one path latency later. Transfers of one queue pair (src, entropy) go one at a time, in
 // order: the next joins the links when the previous one has drained.
+// Identical flows that join the links at the same instant (same path, bytes and sender limit: the
+// channels of a collective, each on its own queue pair) ride as one flow of that weight: max-min
+// gives every copy the same rate (MaxMinSolver), so they drain together, and each still arrives,
+// frees its queue pair and is reported on its own. A transfer with copies > 1 (the executor's
+// streams that run alike, see Fabric::runs_copies) is one flow of that weight from the start.
 #pragma once
 
 #include <deque>
@@ -31,6 +36,12 @@ class FlowFabric final : public Fabric {
   std::string_view name() const override { return "flow"; }
   TransferId start(const Transfer& transfer, OnTransferDone on_done) override;
   TransferId start_group(const GroupTransfer& group, OnTransferDone on_done) override;
+  // Copies (see Fabric): a unicast is interchangeable when both entropies route it the same way;
+  // a group always is (its stripes depend on its members only, see GroupPaths). Not while the
+  // Recorder listens: it gets one record per transfer.
+  bool runs_copies() const override { return !recorder_.active(); }
+  bool interchangeable(NodeIndex src, NodeIndex dst, uint64_t a, uint64_t b) override;
+  bool interchangeable(const GroupTransfer& group, uint64_t a, uint64_t b) override;
   FabricStats stats() const override { return stats_; }
   // Payload each link carried (a group stripe counts once per link of its union, as the switch
   // reduces and replicates), with the headers its MTU adds: packets = payload / MTU, rounded up.
@@ -58,6 +69,8 @@ class FlowFabric final : public Fabric {
     int64_t updated = 0;                // ps, when `remaining` was last brought up to date
     uint32_t version = 0;               // bumps when the finish time changes; stale calendar items skip
     uint32_t mark = 0;                  // component search epoch
+    uint32_t weight = 1;                // copies on the links: this flow's and its followers'
+    std::vector<uint32_t> followers;    // identical flows riding on this one (not on the links)
     std::vector<uint32_t> slot_in_link; // position in links_[path->links[i]].flows
     Transfer transfer;
     TransferId id = 0;
@@ -66,6 +79,12 @@ class FlowFabric final : public Fabric {
   };
   enum class Phase : uint64_t { drained = 0, arrived = 1 };
 
+  // The last flow that joined the links over a path, and when (ps): later identical flows of the
+  // same instant ride on it.
+  struct Joined {
+    int64_t at = -1;
+    uint32_t flow = 0;
+  };
   struct GroupState {
     uint32_t pending = 0;  // stripes still on their way
     OnTransferDone on_done;
@@ -77,6 +96,7 @@ class FlowFabric final : public Fabric {
   OnTransferDone part_done(uint32_t group);
   static uint64_t item(uint32_t flow, uint32_t version, Phase phase);
   uint32_t allocate_flow();
+  void join_links(uint32_t f);
   void attach(uint32_t f);
   void detach(uint32_t f);
   void mark_dirty(LinkId l);
@@ -86,6 +106,7 @@ class FlowFabric final : public Fabric {
   void rerate(uint32_t f, uint64_t rate);
   void on_due(const std::vector<uint64_t>& items);
   void drained(uint32_t f);
+  void leave(uint32_t f);
   void arrived(uint32_t f);
   void check_component_loads() const;
 
@@ -99,6 +120,7 @@ class FlowFabric final : public Fabric {
   std::vector<Flow> flows_;
   std::vector<uint32_t> free_flows_;
   std::unordered_map<QueuePairKey, QueuePair, QueuePairKeyHash> queue_pairs_;
+  std::unordered_map<const Path*, Joined> joined_;
   std::vector<LinkId> dirty_;
   bool recompute_pending_ = false;
   uint32_t epoch_ = 0;

@@ -113,6 +113,20 @@ size_t GroupPaths::KeyHash::operator()(const std::vector<NodeIndex>& key) const 
   return h;
 }
 
+// The same hash as of the key vector the view stands for.
+size_t GroupPaths::KeyHash::operator()(const KeyView& key) const {
+  uint64_t h = (0xCBF29CE484222325ULL ^ static_cast<NodeIndex>(key.srcs.size())) * 0x100000001B3ULL;
+  for (NodeIndex n : key.srcs) h = (h ^ n) * 0x100000001B3ULL;
+  for (NodeIndex n : key.dsts) h = (h ^ n) * 0x100000001B3ULL;
+  return h;
+}
+
+bool GroupPaths::KeyEqual::operator()(const KeyView& a, const std::vector<NodeIndex>& b) const {
+  return b.size() == a.srcs.size() + a.dsts.size() + 1 && b.front() == a.srcs.size() &&
+         std::equal(a.srcs.begin(), a.srcs.end(), b.begin() + 1) &&
+         std::equal(a.dsts.begin(), a.dsts.end(), b.begin() + 1 + static_cast<std::ptrdiff_t>(a.srcs.size()));
+}
+
 std::vector<NodeIndex> reducing_switches(const Topology& t, NodeIndex member) {
   std::vector<NodeIndex> switches;
   for (auto [e, end] = boost::out_edges(member, t.graph()); e != end; ++e) {
@@ -137,13 +151,13 @@ std::vector<NodeIndex> group_switches(const Topology& t, const GroupTransfer& gr
 
 const std::vector<const Path*>& GroupPaths::stripes(const GroupTransfer& group) {
   WEFT_ASSERT(!group.srcs.empty() && !group.dsts.empty());
+  auto it = cache_.find(KeyView{group.srcs, group.dsts});
+  if (it != cache_.end()) return it->second;
   std::vector<NodeIndex> key;
   key.reserve(group.srcs.size() + group.dsts.size() + 1);
   key.push_back(static_cast<NodeIndex>(group.srcs.size()));
   key.insert(key.end(), group.srcs.begin(), group.srcs.end());
   key.insert(key.end(), group.dsts.begin(), group.dsts.end());
-  auto it = cache_.find(key);
-  if (it != cache_.end()) return it->second;
   const Topology& t = router_.topology();
   const bool local = inside_one_node(t, group);
   std::vector<const Path*> out;

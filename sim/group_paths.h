@@ -8,6 +8,7 @@
 #pragma once
 
 #include <deque>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -36,8 +37,22 @@ class GroupPaths {
   const std::vector<const Path*>& stripes(const GroupTransfer& group);
 
  private:
+  // Keys are {srcs.size(), srcs..., dsts...}; a group step looks its key up through a view of its
+  // own lists (heterogeneous lookup), so a cache hit allocates nothing.
+  struct KeyView {
+    std::span<const NodeIndex> srcs;
+    std::span<const NodeIndex> dsts;
+  };
   struct KeyHash {
+    using is_transparent = void;
     size_t operator()(const std::vector<NodeIndex>& key) const;
+    size_t operator()(const KeyView& key) const;
+  };
+  struct KeyEqual {
+    using is_transparent = void;
+    bool operator()(const std::vector<NodeIndex>& a, const std::vector<NodeIndex>& b) const { return a == b; }
+    bool operator()(const KeyView& a, const std::vector<NodeIndex>& b) const;
+    bool operator()(const std::vector<NodeIndex>& a, const KeyView& b) const { return (*this)(b, a); }
   };
   const Path& union_path(const GroupTransfer& group, NodeIndex via);
   const Path& network_union_path(const GroupTransfer& group, NodeIndex via);
@@ -47,7 +62,7 @@ class GroupPaths {
 
   Router& router_;
   std::deque<Path> paths_;  // stable addresses
-  std::unordered_map<std::vector<NodeIndex>, std::vector<const Path*>, KeyHash> cache_;
+  std::unordered_map<std::vector<NodeIndex>, std::vector<const Path*>, KeyHash, KeyEqual> cache_;
 };
 
 }  // namespace weft

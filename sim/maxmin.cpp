@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/errors.h"
+#include "sim/core/units.h"
 
 namespace weft {
 namespace {
@@ -16,6 +17,7 @@ void MaxMinSolver::clear() {
   capacity_.clear();
   flow_offset_.assign(1, 0);
   flow_links_.clear();
+  weight_.clear();
 }
 
 uint32_t MaxMinSolver::add_link(uint64_t capacity_bps) {
@@ -24,8 +26,9 @@ uint32_t MaxMinSolver::add_link(uint64_t capacity_bps) {
   return static_cast<uint32_t>(capacity_.size() - 1);
 }
 
-uint32_t MaxMinSolver::add_flow(std::span<const uint32_t> links) {
-  WEFT_ASSERT(!links.empty());
+uint32_t MaxMinSolver::add_flow(std::span<const uint32_t> links, uint32_t weight) {
+  WEFT_ASSERT(!links.empty() && weight > 0);
+  weight_.push_back(weight);
   flow_links_.insert(flow_links_.end(), links.begin(), links.end());
   flow_offset_.push_back(static_cast<uint32_t>(flow_links_.size()));
   return static_cast<uint32_t>(flow_offset_.size() - 2);
@@ -34,15 +37,19 @@ uint32_t MaxMinSolver::add_flow(std::span<const uint32_t> links) {
 void MaxMinSolver::index_flows_by_link() {
   size_t links = capacity_.size();
   link_offset_.assign(links + 1, 0);
-  for (uint32_t l : flow_links_) ++link_offset_[l + 1];
+  unfixed_.assign(links, 0);
+  for (uint32_t f = 0; f + 1 < flow_offset_.size(); ++f) {
+    for (uint32_t i = flow_offset_[f]; i < flow_offset_[f + 1]; ++i) {
+      ++link_offset_[flow_links_[i] + 1];
+      unfixed_[flow_links_[i]] += weight_[f];
+    }
+  }
   for (size_t l = 0; l < links; ++l) link_offset_[l + 1] += link_offset_[l];
   link_flows_.resize(flow_links_.size());
-  std::vector<uint32_t>& cursor = unfixed_;  // reused: filled with the final counts below
-  cursor.assign(link_offset_.begin(), link_offset_.end() - 1);
+  cursor_.assign(link_offset_.begin(), link_offset_.end() - 1);
   for (uint32_t f = 0; f + 1 < flow_offset_.size(); ++f) {
-    for (uint32_t i = flow_offset_[f]; i < flow_offset_[f + 1]; ++i) link_flows_[cursor[flow_links_[i]]++] = f;
+    for (uint32_t i = flow_offset_[f]; i < flow_offset_[f + 1]; ++i) link_flows_[cursor_[flow_links_[i]]++] = f;
   }
-  for (size_t l = 0; l < links; ++l) unfixed_[l] = link_offset_[l + 1] - link_offset_[l];
 }
 
 void MaxMinSolver::fix_flows_of(uint32_t link, uint64_t share) {
@@ -51,10 +58,13 @@ void MaxMinSolver::fix_flows_of(uint32_t link, uint64_t share) {
     if (fixed_[f]) continue;
     fixed_[f] = 1;
     rate_[f] = share;
+    uint32_t w = weight_[f];
     for (uint32_t j = flow_offset_[f]; j < flow_offset_[f + 1]; ++j) {
       uint32_t other = flow_links_[j];
-      remaining_[other] -= std::min(share, remaining_[other]);  // share >= 1 may exceed a tiny link
-      --unfixed_[other];
+      // share >= 1 may exceed a tiny link; w copies one after another would stop at zero too.
+      uint128 taken = static_cast<uint128>(share) * w;
+      remaining_[other] -= static_cast<uint64_t>(std::min<uint128>(taken, remaining_[other]));
+      unfixed_[other] -= w;
       if (other != link && unfixed_[other] > 0) {
         heap_.push_back({remaining_[other] / unfixed_[other], other});
         std::push_heap(heap_.begin(), heap_.end(), after<Candidate, Candidate>);

@@ -14,11 +14,15 @@ class MaxMinSolver {
   void clear();
   // Returns the link's index in this problem.
   uint32_t add_link(uint64_t capacity_bps);
-  // Returns the flow's index; `links` are indices returned by add_link.
-  uint32_t add_flow(std::span<const uint32_t> links);
+  // Returns the flow's index; `links` are indices returned by add_link. A flow of weight w stands
+  // for w flows on the same links (w copies that always get the same rate, see solve): it counts w
+  // times on each link and rate() is the rate of each copy.
+  uint32_t add_flow(std::span<const uint32_t> links, uint32_t weight = 1);
 
   // Fills rates: the bottleneck link with the smallest fair share fixes its flows at that share
-  // (rounded down to whole bit/s), which then leave every other link they cross; repeat.
+  // (rounded down to whole bit/s), which then leave every other link they cross; repeat. Copies of
+  // one flow cross the same links, so a link fixes all of them at once and at one share: a flow of
+  // weight w gets exactly the rate each of w separate flows would get.
   void solve();
   uint64_t rate(uint32_t flow) const { return rate_[flow]; }
   size_t flow_count() const { return flow_offset_.size() - 1; }
@@ -32,12 +36,14 @@ class MaxMinSolver {
   // flow -> links (CSR)
   std::vector<uint32_t> flow_offset_{0};
   std::vector<uint32_t> flow_links_;
+  std::vector<uint32_t> weight_;  // per flow
   // link -> flows (CSR, built in solve)
   std::vector<uint32_t> link_offset_;
   std::vector<uint32_t> link_flows_;
+  std::vector<uint32_t> cursor_;  // scratch for building link_flows_
   // solve state
   std::vector<uint64_t> remaining_;
-  std::vector<uint32_t> unfixed_;
+  std::vector<uint32_t> unfixed_;  // per link: the weight of its flows not yet fixed
   std::vector<uint64_t> rate_;
   std::vector<uint8_t> fixed_;
   struct Candidate {
