@@ -14,49 +14,14 @@
 #include <vector>
 
 #include "collectives/sweep.h"
+#include "bench/csv_rows.h"
 #include "sim/core/errors.h"
 #include "topologies/systems.h"
 
 namespace {
 
-using Row = std::map<std::string, std::string>;
-
-// RFC 4180: fields in double quotes may hold commas and doubled quotes.
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      out.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
-std::vector<Row> read_rows(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw weft::ConfigError("validate: cannot open " + path);
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> header = split_csv(line);
-  std::vector<Row> rows;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    std::vector<std::string> fields = split_csv(line);
-    Row row;
-    for (size_t i = 0; i < header.size() && i < fields.size(); ++i) row[header[i]] = fields[i];
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
+using weft::bench::Row;
+using weft::bench::read_rows;
 
 // The catalogue preset that describes a measured system, from its name; "" when none does.
 std::string preset_for(const std::string& system) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/csv_rows.h"
 #include "sim/core/errors.h"
 #include "topologies/systems.h"
 #include "workloads/replayer.h"
@@ -26,51 +27,8 @@
 
 namespace {
 
-using Row = std::map<std::string, std::string>;
-
-// RFC 4180: fields in double quotes may hold commas and doubled quotes.
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      out.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
-// Lines may end in CRLF (training.csv does).
-bool next_line(std::istream& in, std::string& line) {
-  if (!std::getline(in, line)) return false;
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  return true;
-}
-
-std::vector<Row> read_rows(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw weft::ConfigError("validate: cannot open " + path);
-  std::string line;
-  next_line(in, line);
-  std::vector<std::string> header = split_csv(line);
-  std::vector<Row> rows;
-  while (next_line(in, line)) {
-    if (line.empty()) continue;
-    std::vector<std::string> fields = split_csv(line);
-    Row row;
-    for (size_t i = 0; i < header.size() && i < fields.size(); ++i) row[header[i]] = fields[i];
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
+using weft::bench::Row;
+using weft::bench::read_rows;
 
 uint32_t field_or(const Row& r, const char* key, uint32_t fallback) {
   auto it = r.find(key);
