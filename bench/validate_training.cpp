@@ -94,6 +94,10 @@ void describe_sc21(const Row& r, const Options& opt, Case& c) {
   c.preset = "dgx-a100";
   c.spec.precision = weft::Precision::fp16;
   c.spec.recompute = true;
+  // Megatron-LM in 2021 had no flash-attention (FlashAttention: Dao et al., May 2022): scaled
+  // masked softmax and dropout on the materialised scores, the full s x s products computed.
+  c.spec.flash_attention = false;
+  c.spec.causal_skip = false;
   c.spec.grad_bytes = 2;  // fp16 gradients: no --accumulate-allreduce-grads-in-fp32 in the scripts
   c.spec.micro_batch = s->micro_batch;
   if (s->local_ddp) c.spec.bucket = weft::Bytes(uint64_t{1} << 62);  // one bucket, reduced after backward

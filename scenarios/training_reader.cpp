@@ -106,6 +106,7 @@ TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
   t.spec.grad_bytes = u32(w, "grad_bytes", t.spec.grad_bytes, 8);
   if (w.has("capacity_factor")) t.spec.capacity_factor = w.real("capacity_factor");
   if (w.has("causal_skip")) t.spec.causal_skip = w.boolean("causal_skip");
+  if (w.has("flash_attention")) t.spec.flash_attention = w.boolean("flash_attention");
   if (w.has("collective_timing")) {
     t.timing = at(w.where("collective_timing"), [&] { return parse_collective_timing(w.string("collective_timing")); });
   }

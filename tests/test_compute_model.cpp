@@ -31,6 +31,10 @@ TEST_CASE("a large bf16 GEMM on H100 runs at peak x GEMM efficiency", "[compute_
   // fp8 doubles the peak but runs at 0.709 of it.
   const Time t8 = op_time(h100(), Precision::fp8, OpClass::gemm, flops, bytes / 2, defaults);
   CHECK(t8.seconds() == Approx(flops / (1979e12 * 0.709)).epsilon(1e-9));
+  // Attention stays in bf16 under fp8 training: the bf16 peak x the attention efficiency (0.60).
+  const Time a8 = op_time(h100(), Precision::fp8, OpClass::attention, flops, 0, defaults);
+  CHECK(a8 == op_time(h100(), Precision::bf16, OpClass::attention, flops, 0, defaults));
+  CHECK(a8.seconds() == Approx(flops / (989.5e12 * 0.60)).epsilon(1e-9));
 }
 
 TEST_CASE("ops switch from memory- to compute-bound at the ridge point", "[compute_model][validation]") {

@@ -177,4 +177,26 @@ TEST_CASE("activation bytes of the memory-bound ops", "[model]") {
   CHECK(sp.norms == Approx(one.norms / 8));
   CHECK(tp.activation == Approx(one.activation / 8));
   CHECK(backward_bytes(one.total()) == 2 * one.total());
+  // Flash-attention by default: no score traffic, no fp8 casts.
+  CHECK(one.scores == 0);
+  CHECK(one.casts_attention + one.casts_mlp + one.casts_attention_backward + one.casts_mlp_backward == 0);
+}
+
+TEST_CASE("materialised attention scores and fp8 casts through HBM", "[model]") {
+  const ModelConfig& m = model("gpt-3-175b");  // 96 heads, h 12288, GELU MLP f = 4h
+  const double s = 2048, h = 12288, a = 96, e = 2, t = 8;
+  const LayerBytes unfused = layer_forward_bytes(m, {.micro_batch = 2, .seq = 2048, .tp = 8, .flash_attention = false});
+  // b a/t s^2 score elements: 2 x 12 x 2048^2 = 100.7 M; forward 6e + 1 = 13 B each (scores written,
+  // softmax read + write, dropout read + write + 1-byte mask, AV read), backward 9e + 1 = 19 B.
+  const double elements = 2 * a / t * s * s;
+  CHECK(unfused.scores == Approx((6 * e + 1) * elements));
+  CHECK(unfused.scores_backward == Approx((9 * e + 1) * elements));
+  CHECK(unfused.scores == Approx(1.3086e9).epsilon(1e-4));
+  // fp8 (attention and tensors stay 2-byte): 4 B per cast element (read 2, write fp8 + transpose).
+  const LayerBytes fp8 = layer_forward_bytes(m, {.micro_batch = 1, .seq = 2048, .tp = 8, .fp8_gemm_inputs = true});
+  CHECK(fp8.casts_attention == Approx(4 * s * h / t));      // out-projection input: b s (a d)/t
+  CHECK(fp8.casts_mlp == Approx(4 * s * 4 * h / t));        // second MLP GEMM input: b s f/t
+  CHECK(fp8.casts_attention_backward == Approx(4 * s * (3 * h / t + h)));  // dQKV, d(out-proj output)
+  CHECK(fp8.casts_mlp_backward == Approx(4 * s * (4 * h / t + h)));        // d(fc1 output), d(fc2 output)
+  CHECK(fp8.scores == 0);
 }

@@ -149,7 +149,9 @@ double compute_rate(const catalogue::GpuSpec& gpu, Precision p, OpClass c, const
     case OpClass::gemm:
       return peak_flops(gpu, p) * (p == Precision::fp8 ? eff.gemm_fp8 : eff.gemm);
     case OpClass::attention:
-      return peak_flops(gpu, p) * eff.attention;
+      // fp8 training keeps attention in bf16: Transformer Engine's fp8 recipes quantise the GEMMs of
+      // the linear layers only (DelayedScaling's fp8_dpa, FP8 dot-product attention, is off by default).
+      return peak_flops(gpu, p == Precision::fp8 ? Precision::bf16 : p) * eff.attention;
     case OpClass::memory_bound:
       return gpu.fp32_flops;
   }

@@ -216,6 +216,19 @@ LayerBytes layer_forward_bytes(const ModelConfig& m, const LayerShape& shape) {
   // Q in and O out for this rank's tokens; K and V for all s positions of its micro-batch (with
   // context parallelism the other ranks' blocks arrive and are read once each).
   b.attention_io = (2 * tokens * q + 2 * d(shape.micro_batch) * d(shape.seq) * kv) * e / t;
+  if (!shape.flash_attention) {
+    const double score_elements = tokens * d(shape.seq) * d(m.heads) / t;
+    b.scores = score_elements * (6 * e + 1);
+    b.scores_backward = score_elements * (9 * e + 1);
+  }
+  if (shape.fp8_gemm_inputs) {
+    constexpr double kCastBytes = 2 + 1 + 1;
+    const double ffn = d(m.ffn) * m.top_k / t;  // columns of the MLP's second GEMM input
+    b.casts_attention = kCastBytes * tokens * q / t;
+    b.casts_mlp = kCastBytes * tokens * ffn;
+    b.casts_attention_backward = kCastBytes * tokens * ((q + 2 * kv) / t + h);
+    b.casts_mlp_backward = kCastBytes * tokens * (ffn * (m.gated_mlp ? 2 : 1) + h);
+  }
   return b;
 }
 

@@ -69,6 +69,12 @@ struct LayerShape {
   // split t ways along the sequence; without it every tensor-parallel rank repeats them.
   bool sequence_parallel = false;
   uint32_t element_bytes = 2;  // activation dtype: 2 for bf16/fp16, 4 for fp32, 1 for fp8
+  // Fused attention (flash-attention) keeps the b a s^2 scores on chip. Without it (Megatron-LM
+  // before FlashAttention, 2022) the scores, softmax and dropout go through HBM: LayerBytes::scores.
+  bool flash_attention = true;
+  // fp8 GEMMs (Transformer Engine) cast their bf16 inputs and output gradients to fp8, each with a
+  // transposed copy for the other GEMM of the backward pass: LayerBytes::casts.
+  bool fp8_gemm_inputs = false;
 };
 
 // Forward FLOPs of one layer on one rank for one micro-batch, by piece.
@@ -107,7 +113,20 @@ struct LayerBytes {
   double residual = 0;      // two residual adds: read two, write one
   double activation = 0;    // GELU: read f, write f; SwiGLU: read 2f, write f (x top_k)
   double attention_io = 0;  // read Q (s/c rows), K and V (all s rows with CP), write O
-  double total() const { return norms + residual + activation + attention_io; }
+  // Without flash_attention, per score element (e bytes each, 1-byte dropout mask): forward writes
+  // the scores, softmax reads them and writes P, dropout reads P and writes P' and the mask, AV
+  // reads P': 6e + 1. Backward: dP' written and read by dropout's backward with the mask, which
+  // writes dP; softmax's backward reads dP and P and writes dS; dV reads P'; dQ and dK read dS:
+  // 9e + 1 (so not backward_bytes()).
+  double scores = 0;
+  double scores_backward = 0;
+  // With fp8_gemm_inputs, per element cast: read bf16 (2), write fp8 and its transpose (1 + 1).
+  // Forward: the inputs of the out-projection and of the second MLP GEMM (the norms before QKV
+  // and the first MLP GEMM write fp8 directly: Transformer Engine's LayerNormLinear fuses the cast).
+  // Backward: the output gradient of each of the four GEMMs.
+  double casts_attention = 0, casts_mlp = 0;
+  double casts_attention_backward = 0, casts_mlp_backward = 0;
+  double total() const { return norms + residual + activation + attention_io + scores + casts_attention + casts_mlp; }
 };
 
 LayerBytes layer_forward_bytes(const ModelConfig& m, const LayerShape& shape);

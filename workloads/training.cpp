@@ -265,7 +265,9 @@ Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& g
     w.gpu_of_rank[r] = r;
     LayerShape shape{.micro_batch = spec.micro_batch, .seq = sequence(spec), .tp = spec.parallel.tp,
                                 .cp = spec.parallel.cp, .causal_skip = spec.causal_skip,
-                                .sequence_parallel = spec.sequence_parallel, .element_bytes = e};
+                                .sequence_parallel = spec.sequence_parallel, .element_bytes = e,
+                                .flash_attention = spec.flash_attention,
+                                .fp8_gemm_inputs = spec.precision == Precision::fp8};
     RankContext ctx{spec, gpu, efficiency, layout, comms, w, r, w.programs[r], layout.coords_of(r), shape, e};
     emit_rank(ctx);
   }

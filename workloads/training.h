@@ -47,6 +47,7 @@ struct TrainingSpec {
   // MoE: tokens each expert takes, relative to an even share (Switch Transformer: 1.0-1.25).
   double capacity_factor = 1.0;
   bool causal_skip = false;               // see LayerShape
+  bool flash_attention = true;            // see LayerShape
 };
 
 // Micro-batches per step on each data-parallel rank: global / (micro x dp).

@@ -15,8 +15,10 @@ uint32_t RankContext::compute(const char* label, Phase phase, double gemm_flops,
                               const std::vector<uint32_t>& after, double useful_flops) {
   // The gemm and attention parts run as their own kernels; the memory-bound part (norms, residual
   // adds, activation functions) moves `bytes` through HBM.
+  // Unfused attention runs its score and AV products as batched GEMMs.
+  const OpClass attention = shape.flash_attention ? OpClass::attention : OpClass::gemm;
   const Time t = op_time(gpu, spec.precision, OpClass::gemm, gemm_flops, 0, efficiency) +
-                 op_time(gpu, spec.precision, OpClass::attention, attention_flops, 0, efficiency) +
+                 op_time(gpu, spec.precision, attention, attention_flops, 0, efficiency) +
                  op_time(gpu, spec.precision, OpClass::memory_bound, 0, bytes, efficiency);
   Op op;
   op.kind = OpKind::compute;
@@ -95,7 +97,8 @@ std::pair<uint32_t, uint32_t> cp_neighbours(const RankContext& c) {
 
 // Ring attention (Liu et al. 2023; Megatron CP): c blocks of attention, each over the K/V block
 // that arrived from the previous rank while the block before ran. `scale` 1 forward, 2 backward
-// (backward passes K/V and their gradients: twice the bytes and the FLOPs).
+// (backward passes K/V and their gradients: twice the bytes and the FLOPs); `attention_bytes` is
+// the whole pass's HBM traffic, split evenly over the blocks.
 uint32_t ring_attention(RankContext& c, Phase phase, double attention_flops, double attention_bytes, double scale,
                         uint32_t after) {
   const ModelConfig& m = c.spec.model;
@@ -113,7 +116,7 @@ uint32_t ring_attention(RankContext& c, Phase phase, double attention_flops, dou
       c.p2p("cp send K/V", phase, CommGroup::cp, true, next, tag, kCpSend, kv, {arrived});
       recv = c.p2p("cp recv K/V", phase, CommGroup::cp, false, prev, tag, kCpRecv, kv, {});
     }
-    block = c.compute(name, phase, 0, scale * attention_flops / n, scale * attention_bytes / n, {block, arrived});
+    block = c.compute(name, phase, 0, scale * attention_flops / n, attention_bytes / n, {block, arrived});
     arrived = recv;
   }
   return block;
@@ -129,10 +132,11 @@ uint32_t emit_layer_forward(RankContext& c, Phase phase, uint32_t /*layer*/, uin
   uint32_t x = tp_open(c, "fwd attn all-gather", phase, input);
   if (c.comms.cp[c.rank] >= 0) {
     x = c.compute("fwd qkv", phase, f.qkv, 0, block_bytes, {x}, useful ? f.qkv : 0);
-    x = ring_attention(c, phase, f.attention, b.attention_io, 1.0, x);
-    x = c.compute("fwd out-proj", phase, f.out_proj, 0, 0, {x}, useful ? f.out_proj + f.attention : 0);
+    x = ring_attention(c, phase, f.attention, b.attention_io + b.scores, 1.0, x);
+    x = c.compute("fwd out-proj", phase, f.out_proj, 0, b.casts_attention, {x}, useful ? f.out_proj + f.attention : 0);
   } else {
-    x = c.compute("fwd attention", phase, f.qkv + f.out_proj, f.attention, block_bytes + b.attention_io, {x},
+    x = c.compute("fwd attention", phase, f.qkv + f.out_proj, f.attention,
+                  block_bytes + b.attention_io + b.scores + b.casts_attention, {x},
                   useful ? f.qkv + f.out_proj + f.attention : 0);
   }
   x = tp_close(c, "fwd attn all-reduce", phase, x);
@@ -145,13 +149,13 @@ uint32_t emit_layer_forward(RankContext& c, Phase phase, uint32_t /*layer*/, uin
       x = c.collective("fwd moe dispatch", phase, CommGroup::ep, c.comms.ep[c.rank], kEpStream,
                        CollectiveOp::all_to_all, dispatch, {x});
     }
-    x = c.compute("fwd experts", phase, f.mlp * cf, 0, b.activation * cf, {x}, useful ? f.mlp : 0);
+    x = c.compute("fwd experts", phase, f.mlp * cf, 0, (b.activation + b.casts_mlp) * cf, {x}, useful ? f.mlp : 0);
     if (c.comms.ep[c.rank] >= 0) {
       x = c.collective("fwd moe combine", phase, CommGroup::ep, c.comms.ep[c.rank], kEpStream,
                        CollectiveOp::all_to_all, dispatch, {x});
     }
   } else {
-    x = c.compute("fwd mlp", phase, f.mlp, 0, block_bytes + b.activation, {x}, useful ? f.mlp : 0);
+    x = c.compute("fwd mlp", phase, f.mlp, 0, block_bytes + b.activation + b.casts_mlp, {x}, useful ? f.mlp : 0);
   }
   return tp_close(c, "fwd mlp all-reduce", phase, x);
 }
@@ -168,22 +172,25 @@ uint32_t emit_layer_backward(RankContext& c, uint32_t /*layer*/, uint32_t /*micr
     const double dispatch = activation_bytes(c) * c.spec.model.top_k * cf / (c.spec.sequence_parallel ? c.shape.tp : 1);
     const int32_t ep = c.comms.ep[c.rank];
     if (ep >= 0) g = c.collective("bwd moe combine", bwd, CommGroup::ep, ep, kEpStream, CollectiveOp::all_to_all, dispatch, {g});
-    g = c.compute("bwd experts", bwd, 2 * f.mlp * cf, 0, backward_bytes(b.activation) * cf, {g}, 2 * f.mlp);
+    g = c.compute("bwd experts", bwd, 2 * f.mlp * cf, 0, (backward_bytes(b.activation) + b.casts_mlp_backward) * cf,
+                  {g}, 2 * f.mlp);
     if (ep >= 0) g = c.collective("bwd moe dispatch", bwd, CommGroup::ep, ep, kEpStream, CollectiveOp::all_to_all, dispatch, {g});
     g = c.compute("bwd router", bwd, 2 * f.router, 0, block_bytes, {g}, 2 * f.router);
   } else {
-    g = c.compute("bwd mlp", bwd, 2 * f.mlp, 0, block_bytes + backward_bytes(b.activation), {g}, 2 * f.mlp);
+    g = c.compute("bwd mlp", bwd, 2 * f.mlp, 0, block_bytes + backward_bytes(b.activation) + b.casts_mlp_backward, {g},
+                  2 * f.mlp);
   }
   uint32_t last_compute = g;
   g = tp_close(c, "bwd mlp all-reduce", bwd, g);
   g = tp_open(c, "bwd attn all-gather", bwd, g);
   if (c.comms.cp[c.rank] >= 0) {
-    g = c.compute("bwd out-proj", bwd, 2 * f.out_proj, 0, 0, {g}, 2 * f.out_proj);
-    g = ring_attention(c, bwd, f.attention, b.attention_io, 2.0, g);
+    g = c.compute("bwd out-proj", bwd, 2 * f.out_proj, 0, b.casts_attention_backward, {g}, 2 * f.out_proj);
+    g = ring_attention(c, bwd, f.attention, backward_bytes(b.attention_io) + b.scores_backward, 2.0, g);
     g = c.compute("bwd qkv", bwd, 2 * f.qkv, 0, block_bytes, {g}, 2 * (f.qkv + f.attention));
   } else {
     g = c.compute("bwd attention", bwd, 2 * (f.qkv + f.out_proj), 2 * f.attention,
-                  block_bytes + backward_bytes(b.attention_io), {g}, 2 * (f.qkv + f.out_proj + f.attention));
+                  block_bytes + backward_bytes(b.attention_io) + b.scores_backward + b.casts_attention_backward, {g},
+                  2 * (f.qkv + f.out_proj + f.attention));
   }
   last_compute = g;
   weights_done = last_compute;
