@@ -129,11 +129,16 @@ class Progress {
   Clock::time_point last_;
 };
 
-ScenarioResult simulate(const Scenario& scenario, bool show_progress) {
+// Links with a utilisation counter in trace.json (--out): enough to find the hot spots, few enough
+// for a trace viewer.
+constexpr uint32_t kTracedLinks = 16;
+
+ScenarioResult simulate(const Scenario& scenario, bool show_progress, bool traces) {
   Progress progress(show_progress);
   // Only a training replay polls often enough for Ctrl-C to wait for it.
   PolledScope polled(scenario.training.has_value());
-  return run_scenario(scenario, [&progress](const RunProgress& p) { return progress.poll(p); });
+  return run_scenario(scenario, [&progress](const RunProgress& p) { return progress.poll(p); },
+                      RunRecording{.busiest_links = traces ? kTracedLinks : 0});
 }
 
 void write_outputs(const ScenarioResult& result, const std::string& dir, bool quiet) {
@@ -153,7 +158,7 @@ void run(const RunArgs& a) {
   }
   SigintScope sigint;
   g_interrupted = 0;
-  ScenarioResult result = simulate(scenario, !a.quiet && isatty(STDERR_FILENO) == 1);
+  ScenarioResult result = simulate(scenario, !a.quiet && isatty(STDERR_FILENO) == 1, !a.out.empty());
   if (!a.out.empty()) write_outputs(result, a.out, a.quiet);
   fmt::print("{}", format_scenario(result, format));
 }

@@ -2,7 +2,8 @@
 // of the Trace Event Format: open it in ui.perfetto.dev or chrome://tracing). One process per rank,
 // one thread per stream ("compute", then communication streams named by their group: TP, DP, PP
 // send, ...), one complete ("X") event per op from its start to its end, and a counter track per
-// rank of the communication ops in flight by group. A pure function from results to text.
+// rank of the communication ops in flight by group, and a process "links" with a utilisation counter
+// per link the replay recorded (ReplayOptions::busiest_links). A pure function from results to text.
 #pragma once
 
 #include <cstdint>

@@ -11,7 +11,8 @@ void check(const RunPoll& poll, RunProgress progress) {
   if (poll && !poll(progress)) throw RunStopped("run stopped");
 }
 
-ScenarioResult run_one(const Scenario& scenario, const RunPoll& poll, RunProgress progress) {
+ScenarioResult run_one(const Scenario& scenario, const RunPoll& poll, RunProgress progress,
+                       const RunRecording& recording) {
   check(poll, progress);
   Topology topology = build_system(scenario.system);
   ScenarioResult result{scenario, {}, Time(), std::nullopt, std::nullopt, {}};
@@ -24,7 +25,7 @@ ScenarioResult run_one(const Scenario& scenario, const RunPoll& poll, RunProgres
         return poll(progress);
       };
     }
-    result.training = run_training(scenario, topology, std::move(replay_poll));
+    result.training = run_training(scenario, topology, std::move(replay_poll), recording.busiest_links);
     result.total = result.training->step.step_time;
     return result;
   }
@@ -50,12 +51,12 @@ ScenarioResult run_one(const Scenario& scenario, const RunPoll& poll, RunProgres
 
 }  // namespace
 
-ScenarioResult run_scenario(const Scenario& scenario, const RunPoll& poll) {
+ScenarioResult run_scenario(const Scenario& scenario, const RunPoll& poll, const RunRecording& recording) {
   const size_t count = scenario.compare.size() + 1;
-  ScenarioResult result = run_one(scenario, poll, RunProgress{0, count, scenario.baseline, Time(), 0});
+  ScenarioResult result = run_one(scenario, poll, RunProgress{0, count, scenario.baseline, Time(), 0}, recording);
   for (size_t i = 0; i < scenario.compare.size(); ++i) {
     const ScenarioVariant& v = scenario.compare[i];
-    result.variants.push_back(run_one(*v.scenario, poll, RunProgress{i + 1, count, v.name, Time(), 0}));
+    result.variants.push_back(run_one(*v.scenario, poll, RunProgress{i + 1, count, v.name, Time(), 0}, recording));
   }
   return result;
 }

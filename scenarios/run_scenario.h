@@ -42,6 +42,12 @@ struct RunProgress {
 // run_scenario then throws RunStopped and returns no partial result.
 using RunPoll = std::function<bool(const RunProgress&)>;
 
-ScenarioResult run_scenario(const Scenario& scenario, const RunPoll& poll = {});
+// What to record beyond the results every run has.
+struct RunRecording {
+  // Training replays: the utilisation over time of this many of the busiest links (for trace.json).
+  uint32_t busiest_links = 0;
+};
+
+ScenarioResult run_scenario(const Scenario& scenario, const RunPoll& poll = {}, const RunRecording& recording = {});
 
 }  // namespace weft

@@ -7,7 +7,7 @@
 namespace weft {
 
 TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
-                             std::function<bool(Time simulated, uint64_t events)> poll) {
+                             std::function<bool(Time simulated, uint64_t events)> poll, uint32_t busiest_links) {
   const auto wall_start = std::chrono::steady_clock::now();
   const TrainingWorkload& t = *scenario.training;
   const catalogue::GpuSpec& gpu = catalogue::gpu(t.gpu);
@@ -20,6 +20,7 @@ TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
   options.fabric_options = scenario.fabric_options;
   options.collectives = t.timing;
   options.poll = std::move(poll);
+  options.busiest_links = busiest_links;
   out.replay = replay(*workload, topology, scenario.system.cluster, options);
   out.step = breakdown(*workload, out.replay, peak_flops(gpu, t.spec.precision));
   out.tokens = static_cast<double>(t.spec.global_batch) * t.spec.seq_len;

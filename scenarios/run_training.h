@@ -22,7 +22,9 @@ struct TrainingOutcome {
 };
 
 // `poll`: see ReplayOptions::poll (progress and stopping; unset costs nothing).
+// busiest_links: see ReplayOptions.
 TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
-                             std::function<bool(Time simulated, uint64_t events)> poll = {});
+                             std::function<bool(Time simulated, uint64_t events)> poll = {},
+                             uint32_t busiest_links = 0);
 
 }  // namespace weft

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/errors.h"
+#include "sim/link_timeline.h"
 
 namespace weft {
 
@@ -164,6 +165,7 @@ void FlowFabric::join_links(uint32_t f) {
   }
   joined = {now, f};
   flow.updated = now;
+  flow.joined = now;
   attach(f);
 }
 
@@ -303,11 +305,21 @@ void FlowFabric::drained(uint32_t f) {
   detach(f);
   const Flow& head = flows_[f];
   for (LinkId l : head.path->links) link_bytes_[l] += head.transfer.bytes.count() * head.weight;
+  if (timeline_) record(head);
   leave(f);
   // Followers are never on the links and never in the calendar until they arrive; joining the
   // links below only appends to other flows' followers, so this list stays put.
   for (size_t i = 0; i < flows_[f].followers.size(); ++i) leave(flows_[f].followers[i]);
   flows_[f].followers.clear();
+}
+
+void FlowFabric::record(const Flow& head) {
+  const auto payload = static_cast<double>(head.transfer.bytes.count()) * head.weight;
+  for (LinkId l : head.path->links) {
+    const LinkProps& link = router_.topology().link(l);
+    const double headers = link.mtu ? static_cast<double>(link.header_bytes) / static_cast<double>(link.mtu) : 0.0;
+    timeline_->add(l, Time::ps(head.joined), engine_.now(), payload * (1 + headers));
+  }
 }
 
 // One copy has drained: it arrives one path latency later, and its queue pair sends the next.

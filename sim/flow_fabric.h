@@ -46,6 +46,11 @@ class FlowFabric final : public Fabric {
   // Payload each link carried (a group stripe counts once per link of its union, as the switch
   // reduces and replicates), with the headers its MTU adds: packets = payload / MTU, rounded up.
   std::vector<LinkStats> link_stats() const override;
+  // A flow's wire bytes (payload plus each link's headers) spread over [joined the links, drained].
+  bool record_links(LinkTimeline* timeline) override {
+    timeline_ = timeline;
+    return true;
+  }
 
   // Sum of the current rates of the flows crossing link `l` (bit/s).
   uint64_t link_load(LinkId l) const;
@@ -75,6 +80,7 @@ class FlowFabric final : public Fabric {
     Transfer transfer;
     TransferId id = 0;
     Time start;
+    int64_t joined = 0;                 // ps, when it joined the links (for the link timeline)
     OnTransferDone on_done;
   };
   enum class Phase : uint64_t { drained = 0, arrived = 1 };
@@ -106,6 +112,7 @@ class FlowFabric final : public Fabric {
   void rerate(uint32_t f, uint64_t rate);
   void on_due(const std::vector<uint64_t>& items);
   void drained(uint32_t f);
+  void record(const Flow& head);  // its bytes into timeline_
   void leave(uint32_t f);
   void arrived(uint32_t f);
   void check_component_loads() const;
@@ -117,6 +124,7 @@ class FlowFabric final : public Fabric {
   BatchCalendar calendar_;
   std::vector<Link> links_;
   std::vector<uint64_t> link_bytes_;  // payload bytes each link has carried, by LinkId
+  LinkTimeline* timeline_ = nullptr;
   std::vector<Flow> flows_;
   std::vector<uint32_t> free_flows_;
   std::unordered_map<QueuePairKey, QueuePair, QueuePairKeyHash> queue_pairs_;

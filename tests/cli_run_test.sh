@@ -56,9 +56,14 @@ assert len(list(csv.reader(open(f"{out}/collectives.csv")))) > 1, "collectives.c
 for name in ("trace.json", "trace-tp8.json"):
     trace = json.load(open(f"{out}/{name}"))
     events = trace["traceEvents"]
-    ranks = {e["pid"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
+    processes = {e["pid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
     ops = [e for e in events if e["ph"] == "X"]
+    ranks = {pid for pid, title in processes.items() if title.startswith("rank ")}
     assert ranks == set(range(16)), f"{name}: processes {sorted(ranks)}, expected ranks 0-15"
+    # The busiest links' utilisation, in a process after the ranks, percent in [0, 100].
+    assert processes.get(16) == "links, busiest first", f"{name}: no link process: {processes.get(16)}"
+    util = [e for e in events if e["ph"] == "C" and e["pid"] == 16]
+    assert util and all(0 <= e["args"]["util %"] <= 100 for e in util), f"{name}: bad link counters"
     assert ops and all(e["dur"] >= 0 for e in ops), f"{name}: no op events or negative durations"
     assert any(e["ph"] == "C" for e in events), f"{name}: no counter track"
 EOF

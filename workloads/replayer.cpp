@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "sim/core/errors.h"
+#include "sim/link_timeline.h"
+#include "topologies/metrics.h"
 #include "topologies/routing.h"
 
 namespace weft {
@@ -267,6 +269,22 @@ std::string Replayer::stuck() const {
   return "ops wait on each other";
 }
 
+namespace {
+
+LinkSeries series(const Topology& topology, const LinkTimeline& timeline, LinkId l) {
+  const LinkProps& link = topology.link(l);
+  LinkSeries s;
+  s.name = fmt::format("{} -> {} ({}, {:.1f} Gb/s)", topology.node(topology.link_source(l)).name,
+                       topology.node(topology.link_target(l)).name, to_string(link.kind), link.rate.bps() / 1e9);
+  const double bits_per_bin = static_cast<double>(link.rate.bps()) * timeline.bin_width().seconds();
+  // Bytes are spread evenly over each transfer's time on the link, so a bin can show more than the
+  // link's rate where transfers overlapped unevenly: clamped (the totals stay exact).
+  for (double bytes : timeline.bytes(l)) s.utilisation.push_back(std::min(1.0, bytes * 8 / bits_per_bin));
+  return s;
+}
+
+}  // namespace
+
 ReplayResult replay(const Workload& workload, const Topology& topology, const ClusterSpec& spec,
                     const ReplayOptions& options) {
   validate(workload);
@@ -300,12 +318,22 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
         },
         options.poll_every);
   }
+  std::optional<LinkTimeline> timeline;
+  if (options.busiest_links > 0) {
+    timeline.emplace(topology.link_count());
+    if (!fabric->record_links(&*timeline)) timeline.reset();
+  }
   replayer.start();
   fabric->run(engine);
   if (!replayer.done()) {
     throw ConfigError(fmt::format("workload '{}' cannot finish: {}", workload.name, replayer.stuck()));
   }
-  return replayer.take_result();
+  ReplayResult result = replayer.take_result();
+  if (timeline) {
+    result.link_bin = timeline->bin_width();
+    for (LinkId l : timeline->busiest(topology, options.busiest_links)) result.links.push_back(series(topology, *timeline, l));
+  }
+  return result;
 }
 
 }  // namespace weft

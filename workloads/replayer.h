@@ -39,12 +39,20 @@ struct CollectiveStat {
   Time total;             // sum over instances of start -> end
 };
 
+// One link's utilisation over the step (ReplayOptions::busiest_links), for trace counters.
+struct LinkSeries {
+  std::string name;                  // "gpu0 -> nvswitch1 (nvlink, 450.0 Gb/s)"
+  std::vector<double> utilisation;   // per bin of ReplayResult::link_bin: wire bits / (rate x bin), 0..1
+};
+
 struct ReplayResult {
   Time step_time;                              // first op issued -> last op ended
   std::vector<std::vector<OpTiming>> timings;  // [rank][op]
   std::vector<CollectiveStat> collectives;
   FabricStats fabric;
   uint64_t events = 0;
+  std::vector<LinkSeries> links;  // the busiest links, busiest first (when asked for and the fabric can)
+  Time link_bin;                  // the width of their bins
 };
 
 // How collectives take their time. shared: every collective runs its schedule on the one fabric, so
@@ -128,6 +136,9 @@ struct ReplayOptions {
   // Events between polls: a poll costs ~30 ns (a clock read), a flow-level event 0.1-20 us, so this
   // is free and keeps Ctrl-C under ~20 ms even at 50 k events/s.
   uint64_t poll_every = 1024;
+  // Record the utilisation over time of this many of the busiest links (flow and packet fabrics).
+  // With isolated collective timing only point-to-point traffic is on the shared fabric to see.
+  uint32_t busiest_links = 0;
 };
 
 // Builds an Engine, a Router and the fabric, validates and replays the workload to its end.

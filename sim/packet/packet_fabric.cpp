@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "sim/core/errors.h"
+#include "sim/link_timeline.h"
 
 namespace weft {
 namespace {
@@ -290,6 +291,7 @@ void PacketFabric::transmit(uint32_t port_index, uint32_t p) {
   port.counters.wire += Bytes(wire);
   last_progress_ = engine_.now();
   Time serialised = engine_.now() + transmit_time(Bytes(wire), Bandwidth::bps(port.rate));
+  if (timeline_) timeline_->add(port.link, engine_.now(), serialised, wire);
   engine_.schedule_at(serialised, [this, port_index] {
     ports_[port_index].busy = false;
     try_send(port_index);
