@@ -112,10 +112,10 @@ TEST_CASE("Impossible plans are ConfigErrors naming the key", "[unit]") {
 TEST_CASE("DDP: each rank all-reduces every gradient once (2(n-1)/n of it on the wire)", "[validation]") {
   TrainingSpec s = spec_for({.dp = 8}, 16);  // 2 micro-batches: only the last one reduces
   Workload w = generate(s);
-  // Per layer 12 h^2 parameters (attention 4h^2 + MLP 8h^2), 4 layers, fp32 gradients; the
-  // embedding's gradient is not bucketed (vocab 1024: 0.2 % of the bytes; see the issue note).
-  const double h = 1024;
-  const double expected = 4 * 12 * h * h * 4;
+  // Per layer 12 h^2 parameters (attention 4h^2 + MLP 8h^2), 4 layers, plus the embedding and the
+  // (untied) output layer, V h each; fp32 gradients.
+  const double h = 1024, V = 1024;
+  const double expected = (4 * 12 * h * h + 2 * V * h) * 4;
   CHECK(bytes_of(w, 0, CommGroup::dp, CollectiveOp::all_reduce) == Approx(expected).epsilon(1e-6));
   CHECK(count_of(w, 0, CommGroup::tp, OpKind::collective) == 0);
 }
@@ -131,22 +131,46 @@ TEST_CASE("ZeRO-3 moves 1.5x the bytes of DDP", "[validation]") {
            bytes_of(w, 0, CommGroup::dp, CollectiveOp::all_gather) +
            bytes_of(w, 0, CommGroup::dp, CollectiveOp::reduce_scatter);
   };
-  CHECK(wire(generate(z3)) / wire(generate(ddp)) == Approx(1.5).epsilon(1e-3));
+  // Layers (S_l = 4 x 12 h^2): gathered forward and backward, reduce-scattered: 3 S_l against
+  // DDP's 2 S_l, the ZeRO paper's 1.5x. The embedding and output layer (S_o = 2 V h) are gathered
+  // once per step (FSDP's root unit): 2 S_o, as DDP.
+  const double layers = 4 * 12.0 * 1024 * 1024, outer = 2.0 * 1024 * 1024;
+  CHECK(wire(generate(z3)) / wire(generate(ddp)) == Approx((3 * layers + 2 * outer) / (2 * (layers + outer))).epsilon(1e-9));
 }
 
 TEST_CASE("TP: four all-reduces of b*s*h per layer per micro-batch (six with recompute)", "[validation]") {
   TrainingSpec s = spec_for({.tp = 8, .dp = 1}, 2);
   Workload w = generate(s);
   const double per_op = 1.0 * 1024 * 1024 * 2;  // b s h bf16
-  CHECK(bytes_of(w, 3, CommGroup::tp, CollectiveOp::all_reduce) == Approx(4 * 4 * 2 * per_op));
+  // Outside the 4 layers, per micro-batch: the vocabulary-parallel embedding's all-reduce forward,
+  // the output layer's input-gradient all-reduce backward (b s h each), and the cross-entropy's
+  // three all-reduces of one fp32 per token (3 x 1024 x 4 B).
+  const double outer = 2 * per_op + 3 * 1024 * 4;
+  CHECK(bytes_of(w, 3, CommGroup::tp, CollectiveOp::all_reduce) == Approx(2 * (4 * 4 * per_op + outer)));
   s.recompute = true;
-  CHECK(bytes_of(generate(s), 3, CommGroup::tp, CollectiveOp::all_reduce) == Approx(6 * 4 * 2 * per_op));
+  CHECK(bytes_of(generate(s), 3, CommGroup::tp, CollectiveOp::all_reduce) == Approx(2 * (6 * 4 * per_op + outer)));
   s.recompute = false;
-  s.sequence_parallel = true;  // the same volume as all-gather + reduce-scatter
+  // Sequence parallelism: each all-reduce becomes reduce-scatter + all-gather (the same wire
+  // volume); backward re-gathers the sharded inputs of the QKV and first MLP GEMMs for their weight
+  // gradients (2 more all-gathers per layer); the output layer's input is gathered forward and its
+  // gradient reduce-scattered backward, the embedding's output reduce-scattered forward. Only the
+  // cross-entropy's all-reduces stay.
+  s.sequence_parallel = true;
   Workload sp = generate(s);
-  CHECK(bytes_of(sp, 3, CommGroup::tp, CollectiveOp::all_reduce) == 0);
-  CHECK(bytes_of(sp, 3, CommGroup::tp, CollectiveOp::all_gather) == Approx(4 * 4 * 2 * per_op));
-  CHECK(bytes_of(sp, 3, CommGroup::tp, CollectiveOp::reduce_scatter) == Approx(4 * 4 * 2 * per_op));
+  CHECK(bytes_of(sp, 3, CommGroup::tp, CollectiveOp::all_reduce) == Approx(2 * 3 * 1024 * 4));
+  CHECK(bytes_of(sp, 3, CommGroup::tp, CollectiveOp::all_gather) == Approx(2 * (4 * (4 + 2) * per_op + per_op)));
+  CHECK(bytes_of(sp, 3, CommGroup::tp, CollectiveOp::reduce_scatter) == Approx(2 * (4 * 4 * per_op + 2 * per_op)));
+}
+
+TEST_CASE("Tied embeddings over pipeline stages: the first and last stage sum their gradients", "[validation]") {
+  TrainingSpec s = spec_for({.dp = 1, .pp = 2}, 2);
+  s.model.tied_embeddings = true;
+  const Workload w = generate(s);
+  // One all-reduce of V h fp32 gradients between ranks 0 and 1 (the two stages), nothing else on pp
+  // but the point-to-point activations.
+  for (uint32_t r : {0u, 1u}) CHECK(bytes_of(w, r, CommGroup::pp, CollectiveOp::all_reduce) == 1024.0 * 1024 * 4);
+  s.model.tied_embeddings = false;
+  CHECK(bytes_of(generate(s), 0, CommGroup::pp, CollectiveOp::all_reduce) == 0);
 }
 
 TEST_CASE("CP: c-1 K/V blocks of 2 b (s/c) a_kv d B per layer forward, twice the bytes backward", "[validation]") {

@@ -95,15 +95,32 @@ std::vector<int32_t> add_groups(const RankLayout& layout, std::initializer_list<
   return comm_of;
 }
 
+// Pairs {stage 0, stage p - 1} with the other coordinates equal; none when pp = 1.
+std::vector<int32_t> add_embedding_groups(const RankLayout& layout, Workload& w) {
+  const uint32_t world = layout.sizes.world(), stages = layout.extent[kPp];
+  std::vector<int32_t> comm_of(world, -1);
+  if (stages < 2) return comm_of;
+  for (uint32_t r = 0; r < world; ++r) {
+    auto coords = layout.coords_of(r);
+    if (coords[kPp] != 0) continue;
+    coords[kPp] = stages - 1;
+    const uint32_t last = layout.rank_of(coords);
+    const auto id = static_cast<int32_t>(w.add_communicator({{r, last}, CommGroup::pp}));
+    comm_of[r] = comm_of[last] = id;
+  }
+  return comm_of;
+}
+
 }  // namespace
 
-PlanCommunicators add_communicators(const RankLayout& layout, Workload& w) {
+PlanCommunicators add_communicators(const RankLayout& layout, Workload& w, bool embedding) {
   PlanCommunicators c;
   c.tp = add_groups(layout, {kTp}, CommGroup::tp, w);
   c.cp = add_groups(layout, {kCp}, CommGroup::cp, w);
   c.ep = add_groups(layout, {kEp}, CommGroup::ep, w);
   c.dp = add_groups(layout, {kCp, kEp, kEdp}, CommGroup::dp, w);
   c.edp = layout.sizes.ep > 1 ? add_groups(layout, {kCp, kEdp}, CommGroup::dp, w) : c.dp;
+  c.embedding = embedding ? add_embedding_groups(layout, w) : std::vector<int32_t>(layout.sizes.world(), -1);
   return c;
 }
 

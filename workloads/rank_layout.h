@@ -44,7 +44,11 @@ RankLayout make_layout(const ParallelSizes& sizes, const std::string& order = "t
 // and cp, edp = expert-gradient group over edp and cp). Dimensions of size one get none (-1).
 struct PlanCommunicators {
   std::vector<int32_t> tp, cp, ep, dp, edp;
+  // The first and the last pipeline stage of one (tp, cp, ep, dp) position (pp > 1): Megatron's
+  // embedding group, which sums the gradients of tied input and output embeddings.
+  std::vector<int32_t> embedding;
 };
-PlanCommunicators add_communicators(const RankLayout& layout, Workload& workload);
+// `embedding`: also the embedding groups (tied embeddings split over pipeline stages).
+PlanCommunicators add_communicators(const RankLayout& layout, Workload& workload, bool embedding = false);
 
 }  // namespace weft

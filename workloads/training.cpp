@@ -113,9 +113,31 @@ struct StageRun {
     return static_cast<double>(ctx.shape.micro_batch) * static_cast<double>(ctx.shape.seq) / ctx.shape.cp *
            ctx.spec.model.hidden * ctx.element_bytes / sp;
   }
+  double tokens() const {
+    return static_cast<double>(ctx.shape.micro_batch) * static_cast<double>(ctx.shape.seq) / ctx.shape.cp;
+  }
+  bool first_stage() const { return ctx.coords[kPp] == 0; }
+  bool last_stage() const { return ctx.coords[kPp] + 1 == stages; }
+  // The vocabulary-parallel embedding's rows on this rank (learned positions are replicated).
+  double embedding_params() const {
+    const ModelConfig& m = ctx.spec.model;
+    return static_cast<double>(m.vocab) * m.hidden / ctx.shape.tp +
+           (m.learned_positions ? static_cast<double>(m.max_seq) * m.hidden : 0.0);
+  }
+  // The output layer's: its own weights, or with tied embeddings a copy of the embedding on the last
+  // stage (none when that stage is also the first: one tensor serves both).
+  double output_params() const {
+    const ModelConfig& m = ctx.spec.model;
+    if (m.tied_embeddings && first_stage()) return 0;
+    return static_cast<double>(m.vocab) * m.hidden / ctx.shape.tp;
+  }
+  // Parameters outside the layers: the embedding on the first stage, the output layer on the last.
+  double outer_params() const { return (first_stage() ? embedding_params() : 0) + (last_stage() ? output_params() : 0); }
   // A zero-time op on the compute stream that waits for `a` and `b` (joins two dependencies).
   uint32_t join(uint32_t a, uint32_t b, Phase phase) { return ctx.compute("wait for parameters", phase, 0, 0, 0, {a, b}); }
 
+  uint32_t output_layer_forward(uint32_t x);
+  uint32_t output_layer_backward(uint32_t stashed);
   void forward(const PipelineAction& a);
   void backward(const PipelineAction& a);
   void gather_parameters_ahead();
@@ -124,15 +146,63 @@ struct StageRun {
 
 void StageRun::gather_parameters_ahead() {
   // ZeRO-1/2: each step begins with the all-gather of the parameters the optimizer updated (sharded)
-  // at the end of the previous step; Megatron overlaps it with the first forward.
+  // at the end of the previous step; Megatron overlaps it with the first forward. ZeRO-3/FSDP
+  // gathers the layers one by one (forward, backward) and the embedding and output layer here, once:
+  // FSDP's root unit keeps them gathered through the step.
   params_gathered.assign(chunks, UINT32_MAX);
-  if (ctx.spec.sharding == Sharding::none || ctx.spec.sharding == Sharding::zero3 || ctx.comms.dp[ctx.rank] < 0) return;
+  if (ctx.spec.sharding == Sharding::none || ctx.comms.dp[ctx.rank] < 0) return;
+  const bool zero3 = ctx.spec.sharding == Sharding::zero3;
   const detail::LayerParams p = detail::rank_layer_params(ctx.spec);
   for (uint32_t c = 0; c < chunks; ++c) {
-    const double bytes = (p.dense + p.expert) * layers_per_chunk * ctx.element_bytes;
+    double params = zero3 ? 0.0 : (p.dense + p.expert) * layers_per_chunk;
+    if (c == 0 && first_stage()) params += embedding_params();
+    if (c + 1 == chunks && last_stage()) params += output_params();
+    if (params == 0) continue;
+    const double bytes = params * ctx.element_bytes;
     params_gathered[c] = ctx.collective("dp parameter all-gather", Phase::forward, CommGroup::dp,
                                         ctx.comms.dp[ctx.rank], detail::kDpStream, CollectiveOp::all_gather, bytes, {});
   }
+}
+
+// The last stage's output layer: under sequence parallelism its input is gathered from the tp ranks
+// first; vocabulary-parallel logits; the cross-entropy sums its max, its sum of exponentials and
+// the target logits over tp (Megatron's three all-reduces of one fp32 value per token).
+// Bytes: the logits written (e) then read by the fp32 softmax, which keeps its result (4) for backward.
+uint32_t StageRun::output_layer_forward(uint32_t x) {
+  const double logits = logits_forward_flops(ctx.spec.model, ctx.shape);
+  const double vocab = tokens() * ctx.spec.model.vocab / ctx.shape.tp;
+  const int32_t tp = ctx.comms.tp[ctx.rank];
+  const double hidden = tokens() * ctx.spec.model.hidden * ctx.element_bytes;
+  if (tp >= 0 && ctx.spec.sequence_parallel) {
+    x = ctx.collective("fwd output all-gather", Phase::forward, CommGroup::tp, tp, detail::kTpStream,
+                       CollectiveOp::all_gather, hidden, {x});
+  }
+  x = ctx.compute("fwd logits + loss", Phase::forward, logits, 0, vocab * (2 * ctx.element_bytes + 4), {x}, logits);
+  if (tp >= 0) {
+    for (const char* what : {"fwd loss all-reduce (max)", "fwd loss all-reduce (target)", "fwd loss all-reduce (sum)"}) {
+      x = ctx.collective(what, Phase::forward, CommGroup::tp, tp, detail::kTpStream, CollectiveOp::all_reduce,
+                         tokens() * 4, {x});
+    }
+  }
+  return x;
+}
+
+// Backward: the softmax's gradient (read 4, write e per logit), the logits' two GEMMs, and the sum
+// of the input gradient's partial sums over tp (column-parallel layer): an all-reduce, or under
+// sequence parallelism a reduce-scatter back to sequence shards.
+uint32_t StageRun::output_layer_backward(uint32_t stashed) {
+  const double logits = logits_forward_flops(ctx.spec.model, ctx.shape);
+  const double vocab = tokens() * ctx.spec.model.vocab / ctx.shape.tp;
+  uint32_t g = ctx.compute("bwd logits", Phase::backward, 2 * logits, 0, vocab * (4 + ctx.element_bytes), {stashed},
+                           2 * logits);
+  const int32_t tp = ctx.comms.tp[ctx.rank];
+  if (tp >= 0) {
+    const bool sp = ctx.spec.sequence_parallel;
+    g = ctx.collective(sp ? "bwd output reduce-scatter" : "bwd output all-reduce", Phase::backward, CommGroup::tp, tp,
+                       detail::kTpStream, sp ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce,
+                       tokens() * ctx.spec.model.hidden * ctx.element_bytes, {g});
+  }
+  return g;
 }
 
 void StageRun::forward(const PipelineAction& a) {
@@ -141,6 +211,14 @@ void StageRun::forward(const PipelineAction& a) {
   uint32_t x;
   if (vs == 0) {
     x = ctx.compute("fwd embedding", Phase::forward, 0, 0, embed_bytes, {});
+    // Vocabulary-parallel embedding: each tp rank looked up its rows only, the sum completes them
+    // (a reduce-scatter into sequence shards under sequence parallelism).
+    if (const int32_t tp = ctx.comms.tp[ctx.rank]; tp >= 0) {
+      const bool sp = ctx.spec.sequence_parallel;
+      x = ctx.collective(sp ? "fwd embedding reduce-scatter" : "fwd embedding all-reduce", Phase::forward,
+                         CommGroup::tp, tp, detail::kTpStream, sp ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce,
+                         tokens() * ctx.spec.model.hidden * ctx.element_bytes, {x});
+    }
   } else {
     x = ctx.p2p("pp recv activation", Phase::forward, CommGroup::pp, false, peer((stage + stages - 1) % stages),
                 tag(a.micro_batch, vs, false), detail::kPpRecv, pp_bytes(), {});
@@ -161,9 +239,7 @@ void StageRun::forward(const PipelineAction& a) {
     outputs.push_back(x);
   }
   if (vs + 1 == virtual_stages()) {
-    const double logits = logits_forward_flops(ctx.spec.model, ctx.shape);
-    const double vocab_bytes = pp_bytes() / ctx.spec.model.hidden * ctx.spec.model.vocab / ctx.shape.tp * 3;
-    x = ctx.compute("fwd logits + loss", Phase::forward, logits, 0, vocab_bytes, {x}, logits);
+    x = output_layer_forward(x);
   } else {
     ctx.p2p("pp send activation", Phase::forward, CommGroup::pp, true, peer((stage + 1) % stages),
             tag(a.micro_batch, vs + 1, false), detail::kPpSend, pp_bytes(), {x});
@@ -174,16 +250,16 @@ void StageRun::forward(const PipelineAction& a) {
 void StageRun::backward(const PipelineAction& a) {
   const uint32_t stage = ctx.coords[kPp], vs = a.chunk * stages + stage;
   const uint32_t stashed = forward_out[a.micro_batch][a.chunk];
+  const bool last_micro_batch = --backwards_left[a.chunk] == 0;
   uint32_t g;
   if (vs + 1 == virtual_stages()) {
-    const double logits = logits_forward_flops(ctx.spec.model, ctx.shape);
-    g = ctx.compute("bwd logits", Phase::backward, 2 * logits, 0, 0, {stashed}, 2 * logits);
+    g = output_layer_backward(stashed);
+    if (last_micro_batch) buckets.add({.dense = output_params()}, g);
   } else {
     g = ctx.p2p("pp recv gradient", Phase::backward, CommGroup::pp, false, peer((stage + 1) % stages),
                 tag(a.micro_batch, vs, true), detail::kPpRecv, pp_bytes(), {});
     g = join(g, stashed, Phase::backward);
   }
-  const bool last_micro_batch = --backwards_left[a.chunk] == 0;
   const detail::LayerParams p = detail::rank_layer_params(ctx.spec);
   const bool zero3 = ctx.spec.sharding == Sharding::zero3 && ctx.comms.dp[ctx.rank] >= 0;
   for (uint32_t l = layers_per_chunk; l-- > 0;) {
@@ -208,6 +284,7 @@ void StageRun::backward(const PipelineAction& a) {
   }
   if (vs == 0) {
     last_compute = g = ctx.compute("bwd embedding", Phase::backward, 0, 0, pp_bytes() * 2, {g});
+    if (last_micro_batch) buckets.add({.dense = embedding_params()}, g);
   } else {
     ctx.p2p("pp send gradient", Phase::backward, CommGroup::pp, true, peer((stage + stages - 1) % stages),
             tag(a.micro_batch, vs - 1, true), detail::kPpSend, pp_bytes(), {g});
@@ -220,11 +297,20 @@ void StageRun::finish_step() {
   // Adam (fp32 master weights): read the gradient, read and write master weights, m and v (4 B
   // each), write the bf16 parameters; sharded over data parallelism with ZeRO.
   const detail::LayerParams p = detail::rank_layer_params(ctx.spec);
-  double params = (p.dense + p.expert) * layers_per_chunk * chunks;
+  double params = (p.dense + p.expert) * layers_per_chunk * chunks + outer_params();
   if (ctx.spec.sharding != Sharding::none) params /= ctx.spec.parallel.dp;
   const double bytes = params * (ctx.spec.grad_bytes + 24 + ctx.element_bytes);
   std::vector<uint32_t> after{last_compute};
   if (buckets.last_dp != UINT32_MAX) after.push_back(buckets.last_dp);
+  // Tied embeddings over pipeline stages: the first and the last stage sum their two gradients of
+  // the one tensor (Megatron's embedding group, after the data-parallel reduction).
+  if (const int32_t group = ctx.comms.embedding[ctx.rank]; group >= 0) {
+    after = {ctx.collective("embedding gradient all-reduce (tied)", Phase::backward, CommGroup::pp, group,
+                            detail::kDpStream, CollectiveOp::all_reduce,
+                            static_cast<double>(ctx.spec.model.vocab) * ctx.spec.model.hidden / ctx.shape.tp *
+                                ctx.spec.grad_bytes,
+                            after)};
+  }
   ctx.compute("optimizer step", Phase::optimizer, 0, 0, bytes, after);
 }
 
@@ -254,7 +340,7 @@ Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& g
   Workload w;
   w.name = spec.model.name;
   const RankLayout layout = make_layout(spec.parallel, spec.order);
-  const PlanCommunicators comms = add_communicators(layout, w);
+  const PlanCommunicators comms = add_communicators(layout, w, spec.model.tied_embeddings && spec.parallel.pp > 1);
   const uint32_t world = spec.parallel.world();
   w.programs.resize(world);
   w.gpu_of_rank.resize(world);

@@ -4,6 +4,9 @@
 // each block's attention runs), and MoE dispatch / combine all-to-alls for expert parallelism.
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <tuple>
+#include <utility>
 
 #include "workloads/training_builder.h"
 
@@ -84,6 +87,30 @@ uint32_t tp_open(RankContext& c, const char* label, Phase phase, uint32_t after)
   if (c.comms.tp[c.rank] < 0 || !c.spec.sequence_parallel) return after;
   return c.collective(label, phase, CommGroup::tp, c.comms.tp[c.rank], kTpStream, CollectiveOp::all_gather,
                       activation_bytes(c), {after});
+}
+
+// The backward GEMMs of a block ending in a column-parallel layer whose input (`width` columns per
+// token) sequence parallelism saved sharded: Megatron all-gathers that input again while the
+// input-gradient GEMMs run, and the weight-gradient GEMM waits for it. Returns {input gradient
+// ready, weight gradient ready}; one op for both without sequence parallelism.
+struct BackwardWork {
+  double dgrad_gemm = 0, attention = 0, bytes = 0, wgrad_gemm = 0, useful = 0;
+};
+std::pair<uint32_t, uint32_t> block_backward(RankContext& c, const char* label, const BackwardWork& w, uint32_t after) {
+  const int32_t tp = c.comms.tp[c.rank];
+  if (tp < 0 || !c.spec.sequence_parallel) {
+    const uint32_t op = c.compute(label, Phase::backward, w.dgrad_gemm + w.wgrad_gemm, w.attention, w.bytes, {after},
+                                  w.useful);
+    return {op, op};
+  }
+  const std::string name(label);
+  const uint32_t input = c.collective((name + " input re-gather").c_str(), Phase::backward, CommGroup::tp, tp, kTpStream,
+                                      CollectiveOp::all_gather, activation_bytes(c), {after});
+  const double share = w.useful * w.wgrad_gemm / (w.dgrad_gemm + w.wgrad_gemm + w.attention);
+  const uint32_t dgrad = c.compute((name + " dgrad").c_str(), Phase::backward, w.dgrad_gemm, w.attention, w.bytes,
+                                   {after}, w.useful - share);
+  const uint32_t wgrad = c.compute((name + " wgrad").c_str(), Phase::backward, w.wgrad_gemm, 0, 0, {dgrad, input}, share);
+  return {dgrad, wgrad};
 }
 
 // Neighbours in the context-parallel ring.
@@ -177,23 +204,32 @@ uint32_t emit_layer_backward(RankContext& c, uint32_t /*layer*/, uint32_t /*micr
     if (ep >= 0) g = c.collective("bwd moe dispatch", bwd, CommGroup::ep, ep, kEpStream, CollectiveOp::all_to_all, dispatch, {g});
     g = c.compute("bwd router", bwd, 2 * f.router, 0, block_bytes, {g}, 2 * f.router);
   } else {
-    g = c.compute("bwd mlp", bwd, 2 * f.mlp, 0, block_bytes + backward_bytes(b.activation) + b.casts_mlp_backward, {g},
-                  2 * f.mlp);
+    const auto [dgrad, wgrad] = block_backward(
+        c, "bwd mlp",
+        {.dgrad_gemm = f.mlp, .bytes = block_bytes + backward_bytes(b.activation) + b.casts_mlp_backward,
+         .wgrad_gemm = f.mlp, .useful = 2 * f.mlp},
+        g);
+    g = dgrad;
+    weights_done = wgrad;
   }
-  uint32_t last_compute = g;
   g = tp_close(c, "bwd mlp all-reduce", bwd, g);
   g = tp_open(c, "bwd attn all-gather", bwd, g);
   if (c.comms.cp[c.rank] >= 0) {
     g = c.compute("bwd out-proj", bwd, 2 * f.out_proj, 0, b.casts_attention_backward, {g}, 2 * f.out_proj);
     g = ring_attention(c, bwd, f.attention, backward_bytes(b.attention_io) + b.scores_backward, 2.0, g);
-    g = c.compute("bwd qkv", bwd, 2 * f.qkv, 0, block_bytes, {g}, 2 * (f.qkv + f.attention));
+    std::tie(g, weights_done) = block_backward(
+        c, "bwd qkv", {.dgrad_gemm = f.qkv, .bytes = block_bytes, .wgrad_gemm = f.qkv, .useful = 2 * (f.qkv + f.attention)},
+        g);
   } else {
-    g = c.compute("bwd attention", bwd, 2 * (f.qkv + f.out_proj), 2 * f.attention,
-                  block_bytes + backward_bytes(b.attention_io) + b.scores_backward + b.casts_attention_backward, {g},
-                  2 * (f.qkv + f.out_proj + f.attention));
+    std::tie(g, weights_done) = block_backward(
+        c, "bwd attention",
+        {.dgrad_gemm = 2 * f.out_proj + f.qkv,
+         .attention = 2 * f.attention,
+         .bytes = block_bytes + backward_bytes(b.attention_io) + b.scores_backward + b.casts_attention_backward,
+         .wgrad_gemm = f.qkv,
+         .useful = 2 * (f.qkv + f.out_proj + f.attention)},
+        g);
   }
-  last_compute = g;
-  weights_done = last_compute;
   return tp_close(c, "bwd attn all-reduce", bwd, g);
 }
 
