@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: run test test-asan bench validate deps build clean
+.PHONY: run test test-asan bench validate deps build clean fuzz
 
 deps:
 	@scripts/install-deps
@@ -46,6 +46,10 @@ bench: build
 	@$(BUILD)/bench/weft_training_scale 8
 	@if [ -x $(BUILD)/bench/weft_incast_vs_ns3 ]; then $(BUILD)/bench/weft_incast_vs_ns3 packet; \
 	 else $(BUILD)/bench/weft_packet_incast packet; fi
+
+# libFuzzer on the trace readers and the scenario loader (clang-14): FUZZ_SECONDS per target.
+fuzz: deps
+	@scripts/fuzz
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

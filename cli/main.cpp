@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   weft::cli::Action run = weft::cli::add_run_command(app);
   weft::cli::Action systems = weft::cli::add_systems_command(app);
   weft::cli::Action topo = weft::cli::add_topo_command(app);
+  weft::cli::Action trace = weft::cli::add_trace_command(app);
   weft::cli::Action validate = weft::cli::add_validate_command(app);
   try {
     app.parse(argc, argv);
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("run")) run();
     if (app.got_subcommand("systems")) systems();
     if (app.got_subcommand("topo")) topo();
+    if (app.got_subcommand("trace")) trace();
     if (app.got_subcommand("validate")) validate();
   } catch (const weft::ConfigError& e) {
     fmt::print(stderr, "weft: error: {}\n", e.what());

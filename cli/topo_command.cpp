@@ -1,13 +1,18 @@
 // weft topo: build a catalogue system (or a scenario's system) and describe it: a summary, Graphviz
-// DOT, or JSON with every node and link.
+// DOT, JSON with every node and link, or its bill of materials with prices (--bom).
 #include <filesystem>
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/system_options.h"
+#include "cost/bill_of_materials.h"
+#include "cost/cost_report.h"
+#include "cost/cost_section.h"
 #include "scenarios/scenario.h"
+#include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"
 #include "topologies/metrics.h"
 #include "topologies/routing.h"
@@ -21,22 +26,56 @@ struct TopoArgs {
   bool summary = false;  // the default; the flag exists to be explicit
   bool dot = false;
   bool json = false;
+  bool bom = false;
 };
 
 bool looks_like_file(const std::string& target) {
   return target.ends_with(".yaml") || target.ends_with(".yml") || std::filesystem::exists(target);
 }
 
-Topology build(const TopoArgs& a) {
+// What --bom needs besides the topology: the cluster it was built from and the prices (with a
+// scenario's cost: section applied).
+struct Built {
+  Topology topology;
+  std::optional<ClusterSpec> cluster;  // absent for a scenario's generic single-switch / ring system
+  cost::CostSettings cost;
+};
+
+Built build(const TopoArgs& a) {
   if (looks_like_file(a.target)) {
     if (a.system.nodes > 0 || !a.system.sets.empty()) {
       throw ConfigError("topo: --nodes and --set apply to a system name; edit the scenario's system: section instead");
     }
-    return build_system(load_scenario_file(a.target).system);
+    SystemSpec system = load_scenario_file(a.target).system;
+    Built b{build_system(system), std::nullopt, {cost::default_prices(), {}}};
+    if (!system.preset.empty()) b.cluster = system.cluster;
+    if (a.bom) {
+      YamlMap file = YamlMap::load_file(a.target);
+      if (file.has("cost")) b.cost = cost::read_cost_section(file.map("cost"));
+    }
+    return b;
   }
   SystemArgs system = a.system;
   system.system = a.target;
-  return build_cluster(resolve_system(system));
+  ClusterSpec cluster = resolve_system(system);
+  return {build_cluster(cluster), cluster, {cost::default_prices(), {}}};
+}
+
+void print_bom(const TopoArgs& a, const Built& b) {
+  if (!b.cluster) {
+    throw ConfigError("topo --bom: the scenario's system is a generic topology, not a catalogue system; name one "
+                      "(system: name: ...) to count and price its parts");
+  }
+  cost::BillOfMaterials bom = cost::bill_of_materials(b.topology, *b.cluster);
+  if (!a.json) return fmt::print("{}", cost::format_bom(bom, &b.cost.prices, b.cost.assumptions));
+  nlohmann::ordered_json j{{"bom", cost::bom_json(bom)}};
+  std::vector<std::string> missing = cost::missing_prices(bom, b.cost.prices);
+  if (missing.empty()) {
+    j["cost"] = cost::cost_json(cost::cluster_cost(bom, b.cost.prices, b.cost.assumptions));
+  } else {
+    j["missing_prices"] = missing;
+  }
+  fmt::print("{}\n", j.dump(2));
 }
 
 std::string rate(Bandwidth b) {
@@ -105,7 +144,9 @@ void print_json(const Topology& t, const TopologySummary& s) {
 }
 
 void run(const TopoArgs& a) {
-  Topology t = build(a);
+  Built b = build(a);
+  if (a.bom) return print_bom(a, b);
+  const Topology& t = b.topology;
   if (a.dot) return print_dot(t);
   Router router(t, 1);
   TopologySummary s = summarize(t, router);
@@ -124,8 +165,11 @@ Action add_topo_command(CLI::App& app) {
   auto* summary = cmd->add_flag("--summary", args->summary, "Counts, injection and bisection bandwidth, diameter (default)");
   auto* dot = cmd->add_flag("--dot", args->dot, "Graphviz DOT of every node and cable");
   auto* json = cmd->add_flag("--json", args->json, "JSON: the summary, every node and every directed link");
-  summary->excludes(dot)->excludes(json);
-  dot->excludes(json);
+  auto* bom = cmd->add_flag("--bom", args->bom,
+                            "Bill of materials: parts counted from the built topology, with prices, power and "
+                            "cost per GPU-hour (with --json: as JSON)");
+  summary->excludes(dot)->excludes(json)->excludes(bom);
+  dot->excludes(json)->excludes(bom);
   return [args] { run(*args); };
 }
 

@@ -32,6 +32,9 @@ std::string plan_label(const TrainingSpec& s) {
   return out;
 }
 
+// A traced step has no plan of weft's: it ran as recorded.
+std::string plan_of(const TrainingWorkload& t) { return t.trace ? std::string("as traced") : plan_label(t.spec); }
+
 double ms(Time t) { return t.seconds() * 1e3; }
 
 std::string one_table(const std::string& name, const ScenarioResult& r) {
@@ -41,8 +44,14 @@ std::string one_table(const std::string& name, const ScenarioResult& r) {
   const StepBreakdown& b = o.step;
   std::string out = fmt::format("## {}: {} on {} x{} GPUs ({}), {} fabric\n", name, t.model.name, s.system.preset,
                                 s.system.ranks, s.training->gpu, s.fabric);
-  out += fmt::format("   plan {}; batch {} x {} tokens, micro-batch {} ({} per rank); {}\n", plan_label(t),
-                     t.global_batch, t.seq_len, t.micro_batch, micro_batches(t), precision_name(t.precision));
+  if (s.training->trace) {
+    out += fmt::format("   replayed from the trace: {} ranks, compute as recorded{}\n", o.workload->ranks(),
+                       s.training->trace->recorded_on.empty() ? ""
+                                                              : ", re-costed from " + s.training->trace->recorded_on);
+  } else {
+    out += fmt::format("   plan {}; batch {} x {} tokens, micro-batch {} ({} per rank); {}\n", plan_label(t),
+                       t.global_batch, t.seq_len, t.micro_batch, micro_batches(t), precision_name(t.precision));
+  }
   out += fmt::format("   step {:.2f} ms: compute {:.2f}", ms(b.step_time), ms(b.mean.compute));
   for (CommGroup g : kGroups) {
     const Time e = b.mean.exposed[static_cast<size_t>(g)];
@@ -51,9 +60,14 @@ std::string one_table(const std::string& name, const ScenarioResult& r) {
     }
   }
   out += fmt::format(", idle/bubble {:.2f} (mean per rank)\n", ms(b.mean.idle));
-  out += fmt::format("   {:.1f} TFLOP/s per GPU, MFU {:.1f}%, {:.0f} tokens/s; {} ops, {} transfers, simulated in {:.2f} s\n",
-                     b.tflops_per_gpu, 100 * b.mfu, o.tokens / b.step_time.seconds(), o.ops,
-                     o.replay.fabric.transfers_done, o.wall_seconds);
+  if (o.tokens > 0) {
+    out += fmt::format("   {:.1f} TFLOP/s per GPU, MFU {:.1f}%, {:.0f} tokens/s; ", b.tflops_per_gpu, 100 * b.mfu,
+                       o.tokens / b.step_time.seconds());
+  } else {
+    out += "   ";
+  }
+  out += fmt::format("{} ops, {} transfers, simulated in {:.2f} s\n", o.ops, o.replay.fabric.transfers_done,
+                     o.wall_seconds);
   out += fmt::format("   {:<6} {:<15} {:>12} {:>6} {:>8} {:>11} {:>11}  {}\n", "group", "op", "size(B)", "ranks", "count",
                      "mean(us)", "total(ms)", "algorithm");
   for (const CollectiveStat& c : o.replay.collectives) {
@@ -91,7 +105,7 @@ Json variant_json(const std::string& name, const ScenarioResult& r, double first
          {"gpus", r.scenario.system.ranks},
          {"fabric", r.scenario.fabric},
          {"model", r.scenario.training->spec.model.name},
-         {"plan", plan_label(r.scenario.training->spec)},
+         {"plan", plan_of(*r.scenario.training)},
          {"step_ms", ms(b.step_time)},
          {"speedup", first_step / b.step_time.seconds()},
          {"compute_ms", ms(b.mean.compute)},
@@ -136,7 +150,7 @@ std::string training_csv(const ScenarioResult& result) {
     const StepBreakdown& b = r->training->step;
     out += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{:.6f}", name_of(result, *r), r->scenario.system.preset,
                        r->scenario.system.ranks, r->scenario.fabric, r->scenario.training->spec.model.name,
-                       plan_label(r->scenario.training->spec), ms(b.step_time), first / b.step_time.seconds(),
+                       plan_of(*r->scenario.training), ms(b.step_time), first / b.step_time.seconds(),
                        ms(b.mean.compute));
     for (CommGroup g : kGroups) out += fmt::format(",{:.6f}", ms(b.mean.exposed[static_cast<size_t>(g)]));
     out += fmt::format(",{:.6f},{:.6f},{:.6f}\n", ms(b.mean.idle), b.tflops_per_gpu, b.mfu);

@@ -12,7 +12,8 @@ TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
   const TrainingWorkload& t = *scenario.training;
   const catalogue::GpuSpec& gpu = catalogue::gpu(t.gpu);
   TrainingOutcome out;
-  auto workload = std::make_shared<Workload>(generate_training(t.spec, gpu, t.profile));
+  auto workload = std::make_shared<Workload>(t.trace ? load_trace_workload(*t.trace, t.gpu, scenario.system.ranks)
+                                                     : generate_training(t.spec, gpu, t.profile));
   for (const Program& p : workload->programs) out.ops += p.ops.size();
   ReplayOptions options;
   options.fabric = scenario.fabric;
@@ -23,7 +24,7 @@ TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
   options.busiest_links = busiest_links;
   out.replay = replay(*workload, topology, scenario.system.cluster, options);
   out.step = breakdown(*workload, out.replay, peak_flops(gpu, t.spec.precision));
-  out.tokens = static_cast<double>(t.spec.global_batch) * t.spec.seq_len;
+  out.tokens = t.trace ? 0.0 : static_cast<double>(t.spec.global_batch) * t.spec.seq_len;  // a trace has no token count
   out.workload = std::move(workload);
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return out;

@@ -236,12 +236,12 @@ void read_fabric(const YamlMap& top, Scenario& s) {
 }
 
 void read_workload(const YamlMap& w, Scenario& s) {
-  if (int{w.has("collectives")} + int{w.has("traffic")} + int{w.has("model")} != 1) {
-    throw ConfigError(fmt::format(
-        "{}: workload: expected one of model: (a training step), collectives: or traffic: (exactly one of them)",
-        w.where()));
+  if (int{w.has("collectives")} + int{w.has("traffic")} + int{w.has("model")} + int{w.has("trace")} != 1) {
+    throw ConfigError(fmt::format("{}: workload: expected one of model: (a training step), trace: (a traced step), "
+                                  "collectives: or traffic: (exactly one of them)",
+                                  w.where()));
   }
-  if (w.has("model")) {
+  if (w.has("model") || w.has("trace")) {
     s.training = read_training(w, s.system);
   } else if (w.has("traffic")) {
     s.traffic = read_traffic(w, s.system.ranks);

@@ -11,15 +11,6 @@
 namespace weft {
 namespace {
 
-// Runs `read`, prefixing a ConfigError's message with `where` (the library's checks know no lines).
-template <typename Read>
-auto at(const std::string& where, Read read) {
-  try {
-    return read();
-  } catch (const ConfigError& e) {
-    throw ConfigError(fmt::format("{}: {}", where, e.what()));
-  }
-}
 
 uint32_t u32(const YamlMap& m, const std::string& key, uint64_t fallback, uint64_t most = 1u << 20) {
   const uint64_t v = m.unsigned_integer_or(key, fallback);
@@ -87,9 +78,34 @@ void read_batch(const YamlMap& w, TrainingSpec& s) {
   b.reject_unknown_keys();
 }
 
+CollectiveTiming read_timing(const YamlMap& w) {
+  if (!w.has("collective_timing")) return CollectiveTiming::shared;
+  return at(w.where("collective_timing"), [&] { return parse_collective_timing(w.string("collective_timing")); });
+}
+
+std::string gpu_of(const SystemSpec& system) {
+  return std::string(node_spec::gpu_of(node_spec::resolved(system.cluster.node)).name);
+}
+
+TrainingWorkload read_traced(const YamlMap& w, const SystemSpec& system) {
+  if (system.preset.empty()) {
+    throw ConfigError(fmt::format("{}: trace: replaying a trace needs a catalogue system (system: {{name: ...}})",
+                                  w.where("trace")));
+  }
+  TrainingWorkload t;
+  t.where = w.where();
+  t.trace = read_trace_workload(w.map("trace"));
+  t.spec.model.name = t.trace->label;
+  t.timing = read_timing(w);
+  t.profile = default_compute_profile();
+  t.gpu = gpu_of(system);
+  return t;
+}
+
 }  // namespace
 
 TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
+  if (w.has("trace")) return read_traced(w, system);
   if (system.preset.empty()) {
     throw ConfigError(fmt::format("{}: model: a training workload needs a catalogue system (system: {{name: ...}}), "
                                   "whose GPUs and links the compute and collective models read",
@@ -107,9 +123,7 @@ TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
   if (w.has("capacity_factor")) t.spec.capacity_factor = w.real("capacity_factor");
   if (w.has("causal_skip")) t.spec.causal_skip = w.boolean("causal_skip");
   if (w.has("flash_attention")) t.spec.flash_attention = w.boolean("flash_attention");
-  if (w.has("collective_timing")) {
-    t.timing = at(w.where("collective_timing"), [&] { return parse_collective_timing(w.string("collective_timing")); });
-  }
+  t.timing = read_timing(w);
   t.profile = default_compute_profile();
   if (w.has("profile")) {
     // A relative path is relative to the scenario file.

@@ -4,6 +4,9 @@
 
 #include <string>
 
+#include <optional>
+
+#include "scenarios/trace_workload.h"
 #include "workloads/compute_model.h"
 #include "workloads/replayer.h"
 #include "workloads/training.h"
@@ -19,13 +22,17 @@ struct TrainingWorkload {
   CollectiveTiming timing = CollectiveTiming::shared;  // `collective_timing:`
   std::string gpu;         // catalogue GPU of the system
   std::string where;       // file:line:column of `workload:`
+  // `trace:` instead of `model:`: the step comes from a trace; spec.model.name is its label and the
+  // rest of spec is unused.
+  std::optional<TraceWorkload> trace;
 };
 
 // Keys: model (a name, or a map: `name:` of a catalogue model to start from and any ModelConfig
 // field), parallel {dp, tp, pp, cp, ep, zero, fsdp, sequence_parallel, schedule, virtual_stages,
 // recompute, order}, batch {global, micro}, seq_len, precision, bucket, grad_bytes,
 // capacity_factor, causal_skip, profile, collective_timing (shared | isolated). dp defaults to GPUs / (tp pp cp). Every impossible plan
-// is a ConfigError at the key's file:line:column.
+// is a ConfigError at the key's file:line:column. With `trace:` (trace_workload.h) instead of
+// `model:`, only collective_timing may sit beside it.
 TrainingWorkload read_training(const YamlMap& workload, const SystemSpec& system);
 
 }  // namespace weft

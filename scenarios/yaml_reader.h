@@ -9,6 +9,7 @@
 #include <vector>
 #include <yaml-cpp/yaml.h>
 
+#include "sim/core/errors.h"
 #include "sim/core/units.h"
 
 namespace weft {
@@ -76,5 +77,15 @@ class YamlMap {
   std::shared_ptr<const Overlay> overlay_;        // compare: variants' values; null when none
   std::string prefix_;                            // this map's dotted path from the root, "system.node."
 };
+
+// Runs `read`, prefixing a ConfigError's message with `where` (the library's checks know no lines).
+template <typename Read>
+auto at(const std::string& where, Read read) {
+  try {
+    return read();
+  } catch (const ConfigError& e) {
+    throw ConfigError(where + ": " + e.what());
+  }
+}
 
 }  // namespace weft

@@ -31,6 +31,7 @@ struct Replayer::Instance {
   std::unique_ptr<ScheduleExecutor> executor;
   const PlanEntry* plan = nullptr;
   Time start;
+  Bytes bytes;  // the size that runs: the members' (the largest of an all-to-allv's)
 };
 
 struct Replayer::PlanEntry {
@@ -155,7 +156,10 @@ void Replayer::arrive(uint32_t rank, uint32_t index) {
   if (!inst.members.empty()) {
     const auto [r0, i0] = inst.members.front();
     const Op& first = workload_.programs[r0].ops[i0];
-    if (first.collective != op.collective || first.bytes != op.bytes) {
+    // An all-to-allv (a trace's uneven all-to-all: MoE routing, DLRM embeddings) gives each rank
+    // its own size; it runs as the uniform all-to-all of the largest, an upper bound on its time.
+    const bool uneven_ok = op.collective == CollectiveOp::all_to_all;
+    if (first.collective != op.collective || (first.bytes != op.bytes && !uneven_ok)) {
       throw ConfigError(fmt::format("workload '{}': collective #{} of communicator {} is {} of {} B on rank {} but "
                                     "{} of {} B on rank {}",
                                     workload_.name, seq, op.comm, to_string(first.collective), first.bytes.count(),
@@ -163,6 +167,7 @@ void Replayer::arrive(uint32_t rank, uint32_t index) {
     }
   }
   inst.members.emplace_back(rank, index);
+  inst.bytes = std::max(inst.bytes, op.bytes);
   if (inst.members.size() == workload_.communicators[op.comm].ranks.size()) launch(op.comm, seq, inst);
 }
 
@@ -176,19 +181,19 @@ void Replayer::launch(uint32_t comm, uint64_t seq, Instance& inst) {
     for (auto [r, i] : done.members) finish(r, i);
     if (done.plan) {
       const Op& o = workload_.programs[done.members.front().first].ops[done.members.front().second];
-      auto key = std::make_tuple(workload_.communicators[comm].group, o.collective, o.bytes.count(), done.plan->plan.label);
+      auto key = std::make_tuple(workload_.communicators[comm].group, o.collective, done.bytes.count(), done.plan->plan.label);
       CollectiveStat& stat = stats_[key];
-      stat = {std::get<0>(key), o.collective, o.bytes, static_cast<uint32_t>(done.members.size()), std::get<3>(key),
+      stat = {std::get<0>(key), o.collective, done.bytes, static_cast<uint32_t>(done.members.size()), std::get<3>(key),
               stat.count + 1, stat.total + (engine_.now() - done.start)};
     }
     // The executor is still on the call stack: free it in an event of its own.
     engine_.schedule_in(Time(), [this, comm, seq] { instances_[comm].erase(seq); });
   };
-  if (inst.members.size() < 2 || op.bytes == Bytes()) {
+  if (inst.members.size() < 2 || inst.bytes == Bytes()) {
     engine_.schedule_in(Time(), std::move(complete));  // nothing to exchange
     return;
   }
-  PlanEntry& entry = plan_for(comm, op.collective, op.bytes);
+  PlanEntry& entry = plan_for(comm, op.collective, inst.bytes);
   inst.plan = &entry;
   if (isolated_) {
     if (!entry.isolated) entry.isolated = isolated_(entry.plan.schedule, comm_nodes_[comm]);

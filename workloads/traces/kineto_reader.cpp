@@ -1,0 +1,409 @@
+#include "workloads/traces/kineto_reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <cmath>
+#include <unordered_map>
+
+#include "sim/core/errors.h"
+#include "workloads/traces/kineto_sax.h"
+#include "workloads/traces/trace_conventions.h"
+
+namespace weft {
+
+namespace {
+
+Time from_us(double us) { return Time::ps(std::llround(us * 1e6)); }
+
+// A collective as the trace describes it, before it becomes a TraceNode.
+struct CommInfo {
+  TraceNodeKind kind = TraceNodeKind::collective;
+  CollectiveOp op = CollectiveOp::all_reduce;
+  uint64_t bytes = 0;
+  uint32_t peer = 0;
+  std::string group;
+};
+
+struct Window {
+  double begin = -1e300, end = 1e300;
+  bool contains(double t) const { return t >= begin && t <= end; }
+};
+
+// "[0, 1, 3]" -> {0, 1, 3}; empty when it is not such a list.
+std::vector<uint32_t> parse_rank_list(const std::string& text) {
+  std::vector<uint32_t> ranks;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end) {
+    if (*p >= '0' && *p <= '9') {
+      uint32_t r = 0;
+      auto [next, ec] = std::from_chars(p, end, r);
+      if (ec != std::errc{} || r >= (1u << 17)) return {};  // as kMaxWorld
+      ranks.push_back(r);
+      p = next;
+    } else {
+      ++p;
+    }
+  }
+  return ranks;
+}
+
+class RankMapper {
+ public:
+  RankMapper(const KinetoEvents& events, KinetoRank& out, std::string path)
+      : ev_(events), out_(out), path_(std::move(path)) {}
+  void run(const KinetoOptions& options);
+
+ private:
+  Window select_window(const KinetoOptions& options);
+  double launch_time(const GpuEvent& g) const;
+  void assign_streams(const std::vector<const GpuEvent*>& kept);
+  CommInfo from_args(const CollArgs& a, std::optional<CollectiveOp> kernel_op, const std::string& where);
+  CommInfo resolve(const GpuEvent& g, const std::string& where);
+  void emit_gpu(const std::vector<const GpuEvent*>& kept);
+  void emit_host_collectives(const Window& window);
+  std::vector<const HostCommEvent*> host_collectives(const Window& window) const;
+  CommInfo gloo_op(const HostCommEvent& h, const std::string& where) const;
+  uint64_t add(TraceNode node);
+  void close_segment(int64_t stream);
+
+  struct Segment {
+    bool open = false;
+    double first_start = 0, last_end = 0;
+    double busy = 0;  // us of kernels (one stream runs one kernel at a time)
+    uint32_t name = 0;
+    std::vector<uint64_t> deps;
+  };
+  struct Finished {  // an emitted collective, for the wait inference
+    uint64_t id;
+    double end;
+  };
+
+  const KinetoEvents& ev_;
+  KinetoRank& out_;
+  std::string path_;
+  std::unordered_map<int64_t, int> stream_of_;
+  std::map<int64_t, Segment> segments_;  // ordered: segments close in stream-id order
+  std::unordered_map<int64_t, double> stream_end_;  // last GPU end seen per trace stream
+  std::vector<Finished> collectives_;
+  uint64_t last_compute_ = 0;  // id of the last compute op on weft stream 0, 0: none
+  uint64_t next_id_ = 1;
+};
+
+Window RankMapper::select_window(const KinetoOptions& options) {
+  if (options.whole_trace || ev_.steps.empty()) {
+    if (options.step && !options.whole_trace) {
+      throw ConfigError(fmt::format("trace file '{}': step {} asked for, but the trace has no ProfilerStep#N "
+                                    "annotations",
+                                    path_, *options.step));
+    }
+    return {};
+  }
+  std::vector<StepEvent> steps = ev_.steps;
+  // By number, then time: torch 1.13 can label two steps #0, and the earlier is the first.
+  std::sort(steps.begin(), steps.end(), [](const StepEvent& a, const StepEvent& b) {
+    return a.number != b.number ? a.number < b.number : a.ts < b.ts;
+  });
+  const StepEvent* chosen = &steps.front();  // the profiler opens each step itself: the first is whole
+  if (options.step) {
+    auto it = std::find_if(steps.begin(), steps.end(), [&](const StepEvent& s) { return s.number == *options.step; });
+    if (it == steps.end()) {
+      std::string have;
+      for (const StepEvent& s : steps) have += fmt::format("{}{}", have.empty() ? "" : ", ", s.number);
+      throw ConfigError(fmt::format("trace file '{}': no ProfilerStep#{} (the trace has {})", path_, *options.step,
+                                    have));
+    }
+    chosen = &*it;
+  }
+  out_.step = chosen->number;
+  out_.step_start = from_us(chosen->ts);
+  out_.step_duration = from_us(chosen->dur);
+  return {chosen->ts, chosen->ts + chosen->dur};
+}
+
+double RankMapper::launch_time(const GpuEvent& g) const {
+  if (g.correlation) {
+    if (auto it = ev_.launches.find(*g.correlation); it != ev_.launches.end()) return it->second.ts;
+  }
+  return g.ts;
+}
+
+void RankMapper::assign_streams(const std::vector<const GpuEvent*>& kept) {
+  std::unordered_map<int64_t, double> busy;
+  std::vector<int64_t> nccl_streams, other_streams;
+  for (const GpuEvent* g : kept) {
+    if (!g->nccl) busy[g->stream] += g->dur;
+  }
+  int64_t compute = kept.empty() ? 0 : kept.front()->stream;
+  double most = -1;
+  for (const GpuEvent* g : kept) {  // first-seen order breaks ties deterministically
+    if (!g->nccl && busy[g->stream] > most) {
+      most = busy[g->stream];
+      compute = g->stream;
+    }
+  }
+  stream_of_[compute] = 0;
+  for (const GpuEvent* g : kept) {
+    if (g->nccl && !stream_of_.contains(g->stream)) {
+      stream_of_[g->stream] = static_cast<int>(stream_of_.size());
+    }
+  }
+  for (const GpuEvent* g : kept) {
+    if (!stream_of_.contains(g->stream)) stream_of_[g->stream] = static_cast<int>(stream_of_.size());
+  }
+  if (stream_of_.size() > 256) throw ConfigError(fmt::format("trace file '{}': more than 256 GPU streams", path_));
+}
+
+CommInfo RankMapper::from_args(const CollArgs& a, std::optional<CollectiveOp> kernel_op, const std::string& where) {
+  CommInfo c;
+  auto op = collective_from_name(a.name);
+  if (!op) op = kernel_op;
+  if (!op) throw ConfigError(fmt::format("{}: collective '{}' is not one weft knows", where, a.name));
+  const uint32_t elem = dtype_bytes(a.dtype);
+  if (elem == 0 && a.in_nelems) throw ConfigError(fmt::format("{}: dtype '{}' has no known size", where, a.dtype));
+  c.op = *op;
+  const uint64_t in = a.in_nelems.value_or(0);
+  c.bytes = nccl_bytes_from_kineto(c.op, in, a.out_nelems.value_or(in), elem).count();
+  if (c.op == CollectiveOp::send_recv) {
+    const bool recv = a.name.find("recv") != std::string::npos;
+    c.kind = recv ? TraceNodeKind::recv : TraceNodeKind::send;
+    const auto peer = recv ? a.src_rank : a.dst_rank;
+    if (!peer) throw ConfigError(fmt::format("{}: {} without `{}`", where, a.name, recv ? "Src Rank" : "Dst Rank"));
+    c.peer = static_cast<uint32_t>(std::min<uint64_t>(*peer, UINT32_MAX));
+    c.bytes = in * elem;
+    return c;
+  }
+  const std::vector<uint32_t> ranks = parse_rank_list(a.pg_ranks);
+  if (!ranks.empty()) {
+    c.group = a.pg_name.empty() ? a.pg_ranks : a.pg_name;
+    out_.groups[c.group] = ranks;
+  } else if (!a.pg_name.empty()) {
+    for (const ProcessGroupConfig& pg : ev_.pg_config) {
+      if (pg.name == a.pg_name && !pg.ranks.empty()) {
+        c.group = pg.name;
+        out_.groups[c.group] = pg.ranks;
+      }
+    }
+  }
+  return c;
+}
+
+CommInfo RankMapper::resolve(const GpuEvent& g, const std::string& where) {
+  std::optional<CollectiveOp> kernel_op = collective_from_name(ev_.names[g.name]);
+  if (g.args >= 0) return from_args(ev_.args[static_cast<size_t>(g.args)], kernel_op, where);
+  // The host ops around the launch: args first, else the innermost with a shape.
+  const HostCommEvent* with_args = nullptr;
+  const HostCommEvent* with_shape = nullptr;
+  const HostCommEvent* annotation = nullptr;
+  if (g.correlation) {
+    if (auto it = ev_.launches.find(*g.correlation); it != ev_.launches.end()) {
+      for (const HostCommEvent& h : ev_.host_comms) {
+        if (h.tid != it->second.tid || it->second.ts < h.ts || it->second.ts > h.ts + h.dur) continue;
+        if (h.args >= 0 && (!with_args || h.ts >= with_args->ts)) with_args = &h;
+        if (h.shape_bytes > 0 && (!with_shape || h.ts >= with_shape->ts)) with_shape = &h;
+        if (ev_.names[h.name].starts_with("nccl:")) annotation = &h;
+      }
+    }
+  }
+  if (with_args) return from_args(ev_.args[static_cast<size_t>(with_args->args)], kernel_op, where);
+  if (annotation && (!kernel_op || *kernel_op == CollectiveOp::send_recv)) {
+    kernel_op = collective_from_name(ev_.names[annotation->name]);
+  }
+  if (!kernel_op) throw ConfigError(fmt::format("{}: NCCL kernel '{}' names no collective", where, ev_.names[g.name]));
+  if (*kernel_op == CollectiveOp::send_recv) {
+    throw ConfigError(fmt::format("{}: point-to-point kernel without `Src Rank` / `Dst Rank` args: the peer is "
+                                  "unknown",
+                                  where));
+  }
+  CommInfo c;
+  c.op = *kernel_op;
+  c.bytes = with_shape ? with_shape->shape_bytes : 0;
+  // record_param_comms' first input of an all-gather is the per-rank shard: nccl-tests' size is x n.
+  if (c.op == CollectiveOp::all_gather) c.bytes *= std::max<uint32_t>(ev_.world_size.value_or(1), 1);
+  return c;
+}
+
+uint64_t RankMapper::add(TraceNode node) {
+  node.id = next_id_++;
+  out_.trace.nodes.push_back(std::move(node));
+  return out_.trace.nodes.back().id;
+}
+
+void RankMapper::close_segment(int64_t stream) {
+  Segment& s = segments_[stream];
+  if (!s.open) return;
+  // The kernels' busy time, then the gaps between them as a fixed-duration op: the GPU waited for
+  // the host there (launches, Python), which a faster GPU does not shorten, so re-costing
+  // (compute_scale) scales the kernels only.
+  TraceNode n;
+  n.kind = TraceNodeKind::compute;
+  n.name = ev_.names[s.name];
+  n.duration = from_us(s.busy);
+  n.deps = std::move(s.deps);
+  n.stream = stream_of_.at(stream);
+  uint64_t id = add(std::move(n));
+  const double gaps = s.last_end - s.first_start - s.busy;
+  if (gaps > 0) {
+    TraceNode gap;
+    gap.kind = TraceNodeKind::compute;
+    gap.name = "gpu idle between kernels";
+    gap.duration = from_us(gaps);
+    gap.fixed_duration = true;
+    gap.deps = {id};
+    gap.stream = stream_of_.at(stream);
+    id = add(std::move(gap));
+  }
+  if (stream_of_.at(stream) == 0) last_compute_ = id;
+  s = Segment{};
+}
+
+// Up to this long after a collective ends, a kernel that starts on an idle stream waited for it (us).
+constexpr double kWaitWindowUs = 50.0;
+
+void RankMapper::emit_gpu(const std::vector<const GpuEvent*>& kept) {
+  for (const GpuEvent* g : kept) {
+    const std::string where = fmt::format("trace file '{}': GPU event at ts {} us ('{}')", path_, g->ts,
+                                          ev_.names[g->name].substr(0, 60));
+    if (g->nccl) {
+      for (auto& [stream, seg] : segments_) close_segment(stream);
+      const CommInfo c = resolve(*g, where);
+      ++out_.nccl_kernels[c.op];
+      TraceNode n;
+      n.kind = c.kind;
+      n.name = ev_.names[g->name];
+      n.collective = c.op;
+      n.size = c.bytes;
+      n.peer = c.peer;
+      n.group = c.group;
+      n.stream = stream_of_.at(g->stream);
+      if (last_compute_ != 0) n.deps.push_back(last_compute_);
+      collectives_.push_back({add(std::move(n)), g->ts + g->dur});
+      continue;
+    }
+    // Did this kernel wait for a collective? Its stream idle since before that collective ended.
+    const double idle_since = stream_end_.contains(g->stream) ? stream_end_[g->stream] : -1e300;
+    std::optional<uint64_t> waited;
+    for (const Finished& f : collectives_) {
+      if (f.end > idle_since && f.end <= g->ts && g->ts - f.end <= kWaitWindowUs) waited = f.id;
+    }
+    Segment& s = segments_[g->stream];
+    if (waited) {
+      close_segment(g->stream);
+      s.deps.push_back(*waited);
+    }
+    if (!s.open) {
+      s.open = true;
+      s.first_start = g->ts;
+      s.name = g->name;
+    }
+    s.last_end = std::max(s.last_end, g->ts + g->dur);
+    s.busy += g->dur;
+    stream_end_[g->stream] = std::max(idle_since, g->ts + g->dur);
+  }
+  for (auto& [stream, seg] : segments_) close_segment(stream);
+}
+
+// The host ops that are the collectives of a trace without kernels: those with NCCL-style args
+// (record_param_comms, newer torch), else gloo's own `gloo:<op>` ranges (torch 1.13 writes no args;
+// their sizes come from Input Dims / Input type). The `c10d::<op>_` wrappers around them would count
+// each collective twice.
+std::vector<const HostCommEvent*> RankMapper::host_collectives(const Window& window) const {
+  std::vector<const HostCommEvent*> with_args, gloo;
+  for (const HostCommEvent& h : ev_.host_comms) {
+    if (!window.contains(h.ts)) continue;
+    if (h.args >= 0 && collective_from_name(ev_.args[static_cast<size_t>(h.args)].name)) with_args.push_back(&h);
+    const std::string& name = ev_.names[h.name];
+    if (name.starts_with("gloo:") && collective_from_name(std::string_view(name).substr(5))) gloo.push_back(&h);
+  }
+  return with_args.empty() ? gloo : with_args;
+}
+
+CommInfo RankMapper::gloo_op(const HostCommEvent& h, const std::string& where) const {
+  CommInfo c;
+  c.op = *collective_from_name(std::string_view(ev_.names[h.name]).substr(5));
+  if (c.op == CollectiveOp::send_recv) throw ConfigError(where + ": gloo point-to-point ops name no peer");
+  if (h.shape_bytes == 0) {
+    throw ConfigError(where + ": no size (no Input Dims / Input type): the trace was exported without shapes "
+                              "(record_shapes=False, or a torch built without Kineto, whose exporter drops them)");
+  }
+  c.bytes = h.shape_bytes;
+  // The first input of an all-gather is the rank's shard: nccl-tests' size is x n.
+  if (c.op == CollectiveOp::all_gather) c.bytes *= std::max<uint32_t>(ev_.world_size.value_or(1), 1);
+  return c;
+}
+
+// Gloo: collectives run on host threads, no kernel; host time between them is the compute.
+void RankMapper::emit_host_collectives(const Window& window) {
+  std::vector<const HostCommEvent*> ops = host_collectives(window);
+  std::sort(ops.begin(), ops.end(), [](const HostCommEvent* a, const HostCommEvent* b) { return a->ts < b->ts; });
+  double cursor = ops.empty() ? 0 : (window.begin > -1e299 ? window.begin : ops.front()->ts);
+  uint64_t prev = 0;
+  for (const HostCommEvent* h : ops) {
+    const std::string where = fmt::format("trace file '{}': host op '{}' at ts {} us", path_, ev_.names[h->name], h->ts);
+    if (h->ts > cursor) {
+      TraceNode gap;
+      gap.kind = TraceNodeKind::compute;
+      gap.name = "host compute";
+      gap.duration = from_us(h->ts - cursor);
+      gap.stream = 0;
+      if (prev != 0) gap.deps.push_back(prev);
+      prev = add(std::move(gap));
+    }
+    const CommInfo c = h->args >= 0 ? from_args(ev_.args[static_cast<size_t>(h->args)], std::nullopt, where)
+                                    : gloo_op(*h, where);
+    ++out_.nccl_kernels[c.op];
+    TraceNode n;
+    n.kind = c.kind;
+    n.name = ev_.names[h->name];
+    n.collective = c.op;
+    n.size = c.bytes;
+    n.peer = c.peer;
+    n.group = c.group;
+    n.stream = 1;
+    if (prev != 0) n.deps.push_back(prev);
+    prev = add(std::move(n));  // gloo blocks the calling thread: the next compute waits for it
+    cursor = std::max(cursor, h->ts + h->dur);
+  }
+}
+
+void RankMapper::run(const KinetoOptions& options) {
+  out_.rank = ev_.rank;
+  out_.world_size = ev_.world_size.value_or(0);
+  out_.backend = ev_.backend;
+  out_.schema = ev_.schema;
+  out_.events = ev_.events;
+  for (const ProcessGroupConfig& pg : ev_.pg_config) {
+    if (!pg.name.empty() && !pg.ranks.empty()) out_.groups[pg.name] = pg.ranks;
+  }
+  const Window window = select_window(options);
+  std::vector<const GpuEvent*> kept;
+  for (const GpuEvent& g : ev_.gpu) {
+    if (window.contains(launch_time(g))) kept.push_back(&g);
+  }
+  std::stable_sort(kept.begin(), kept.end(), [&](const GpuEvent* a, const GpuEvent* b) {
+    const double la = launch_time(*a), lb = launch_time(*b);
+    return la != lb ? la < lb : a->ts < b->ts;
+  });
+  const bool any_nccl = std::any_of(kept.begin(), kept.end(), [](const GpuEvent* g) { return g->nccl; });
+  if (!any_nccl && (ev_.backend == "gloo" || kept.empty())) {
+    emit_host_collectives(window);
+    return;
+  }
+  assign_streams(kept);
+  emit_gpu(kept);
+}
+
+}  // namespace
+
+KinetoRank read_kineto_file(const std::string& path, const KinetoOptions& options) {
+  const KinetoEvents events = parse_kineto_events(path);
+  KinetoRank out;
+  out.trace.file = path;
+  RankMapper(events, out, path).run(options);
+  return out;
+}
+
+}  // namespace weft
