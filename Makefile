@@ -44,6 +44,7 @@ bench: build
 	@for f in flow simgrid; do $(BUILD)/bench/weft_fabric_vs_simgrid 512 $$f; done
 	@$(BUILD)/bench/weft_topology_scale
 	@$(BUILD)/bench/weft_training_scale 8
+	@$(BUILD)/bench/weft_trace_read_speed 200
 	@if [ -x $(BUILD)/bench/weft_incast_vs_ns3 ]; then $(BUILD)/bench/weft_incast_vs_ns3 packet; \
 	 else $(BUILD)/bench/weft_packet_incast packet; fi
 
