@@ -13,6 +13,7 @@ Action add_run_command(CLI::App& app);
 Action add_systems_command(CLI::App& app);
 Action add_topo_command(CLI::App& app);
 Action add_trace_command(CLI::App& app);
+Action add_plan_command(CLI::App& app);
 Action add_validate_command(CLI::App& app);
 
 }  // namespace weft::cli

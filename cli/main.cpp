@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   weft::cli::Action systems = weft::cli::add_systems_command(app);
   weft::cli::Action topo = weft::cli::add_topo_command(app);
   weft::cli::Action trace = weft::cli::add_trace_command(app);
+  weft::cli::Action plan = weft::cli::add_plan_command(app);
   weft::cli::Action validate = weft::cli::add_validate_command(app);
   try {
     app.parse(argc, argv);
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("systems")) systems();
     if (app.got_subcommand("topo")) topo();
     if (app.got_subcommand("trace")) trace();
+    if (app.got_subcommand("plan")) plan();
     if (app.got_subcommand("validate")) validate();
   } catch (const weft::ConfigError& e) {
     fmt::print(stderr, "weft: error: {}\n", e.what());

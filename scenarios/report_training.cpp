@@ -1,7 +1,10 @@
 #include "scenarios/report_training.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
+
+#include "cost/cost_report.h"
 
 namespace weft {
 namespace {
@@ -37,6 +40,26 @@ std::string plan_of(const TrainingWorkload& t) { return t.trace ? std::string("a
 
 double ms(Time t) { return t.seconds() * 1e3; }
 
+// The money line of one variant: what the cluster costs, its step, and training on the token budget.
+std::string cost_line(const ScenarioResult& r) {
+  if (!r.cost) return "";
+  const CostOutcome& c = *r.cost;
+  if (!c.cluster) {
+    return fmt::format("   cost: n/a, no price for {} (add them under cost: prices:)\n", fmt::join(c.missing, ", "));
+  }
+  const cost::ClusterCost& k = *c.cluster;
+  std::string out = fmt::format("   cost: capital {}, {:.1f} kW, {}/h ({}/GPU-h over {:g} years); {} per step",
+                                cost::format_usd(k.capital_usd), k.facility_power_w / 1e3, cost::format_usd(k.usd_per_hour),
+                                cost::format_usd(k.usd_per_gpu_hour), k.assumptions.years,
+                                cost::format_usd(c.step->usd_per_step));
+  if (c.step->usd_per_million_tokens) out += fmt::format(", {} per M tokens", cost::format_usd(*c.step->usd_per_million_tokens));
+  if (c.step->train_seconds) {
+    out += fmt::format("; the token budget: {:.1f} days, {}", *c.step->train_seconds / 86400,
+                       cost::format_usd(*c.step->train_usd));
+  }
+  return out + "\n";
+}
+
 std::string one_table(const std::string& name, const ScenarioResult& r) {
   const Scenario& s = r.scenario;
   const TrainingSpec& t = s.training->spec;
@@ -68,6 +91,7 @@ std::string one_table(const std::string& name, const ScenarioResult& r) {
   }
   out += fmt::format("{} ops, {} transfers, simulated in {:.2f} s\n", o.ops, o.replay.fabric.transfers_done,
                      o.wall_seconds);
+  out += cost_line(r);
   out += fmt::format("   {:<6} {:<15} {:>12} {:>6} {:>8} {:>11} {:>11}  {}\n", "group", "op", "size(B)", "ranks", "count",
                      "mean(us)", "total(ms)", "algorithm");
   for (const CollectiveStat& c : o.replay.collectives) {
@@ -78,22 +102,48 @@ std::string one_table(const std::string& name, const ScenarioResult& r) {
   return out;
 }
 
+bool priced(const ScenarioResult& r) { return r.cost && r.cost->cluster; }
+
 std::string comparison(const ScenarioResult& base) {
   const double first = base.training->step.step_time.seconds();
   std::string out = fmt::format("\n{:<28} {:>10} {:>8} {:>9}", "variant", "step(ms)", "speedup", "compute");
   for (CommGroup g : kGroups) out += fmt::format(" {:>8}", fmt::format("exp.{}", to_string(g)));
-  out += fmt::format(" {:>9} {:>9} {:>6}\n", "idle", "TFLOP/s", "MFU");
+  out += fmt::format(" {:>9} {:>9} {:>6} {:>12} {:>10} {:>7}\n", "idle", "TFLOP/s", "MFU", "capital", "$/step", "perf/$");
+  const cost::StepCost* first_cost = priced(base) ? &*base.cost->step : nullptr;
   for (const ScenarioResult* r : columns(base)) {
     const StepBreakdown& b = r->training->step;
     out += fmt::format("{:<28} {:>10.2f} {:>7.2f}x {:>9.2f}", name_of(base, *r), ms(b.step_time),
                        first / b.step_time.seconds(), ms(b.mean.compute));
     for (CommGroup g : kGroups) out += fmt::format(" {:>8.2f}", ms(b.mean.exposed[static_cast<size_t>(g)]));
-    out += fmt::format(" {:>9.2f} {:>9.1f} {:>5.1f}%\n", ms(b.mean.idle), b.tflops_per_gpu, 100 * b.mfu);
+    out += fmt::format(" {:>9.2f} {:>9.1f} {:>5.1f}%", ms(b.mean.idle), b.tflops_per_gpu, 100 * b.mfu);
+    if (priced(*r)) {
+      out += fmt::format(" {:>12} {:>10} {:>7}", cost::format_usd(r->cost->cluster->capital_usd),
+                         fmt::format("{:.4g}", r->cost->step->usd_per_step),
+                         first_cost ? fmt::format("{:.2f}x", cost::relative_performance_per_dollar(*first_cost, *r->cost->step))
+                                    : std::string("-"));
+    } else {
+      out += fmt::format(" {:>12} {:>10} {:>7}", "n/a", "n/a", "-");
+    }
+    out += "\n";
   }
   return out;
 }
 
-Json variant_json(const std::string& name, const ScenarioResult& r, double first_step) {
+// Performance per dollar of `r` relative to the first variant, when both are priced.
+std::optional<double> perf_per_dollar(const ScenarioResult& base, const ScenarioResult& r) {
+  if (!priced(base) || !priced(r)) return std::nullopt;
+  return cost::relative_performance_per_dollar(*base.cost->step, *r.cost->step);
+}
+
+Json cost_json(const ScenarioResult& base, const ScenarioResult& r) {
+  if (!r.cost) return nullptr;
+  if (!priced(r)) return Json{{"missing_prices", r.cost->missing}};
+  Json j{{"cluster", cost::cost_json(*r.cost->cluster)}, {"step", cost::step_cost_json(*r.cost->step)}};
+  if (auto p = perf_per_dollar(base, r)) j["performance_per_dollar_vs_first"] = *p;
+  return j;
+}
+
+Json variant_json(const std::string& name, const ScenarioResult& base, const ScenarioResult& r, double first_step) {
   const StepBreakdown& b = r.training->step;
   Json exposed, comm;
   for (CommGroup g : kGroups) {
@@ -115,6 +165,7 @@ Json variant_json(const std::string& name, const ScenarioResult& r, double first
          {"tflops_per_gpu", b.tflops_per_gpu},
          {"mfu", b.mfu},
          {"tokens_per_s", r.training->tokens / b.step_time.seconds()},
+         {"cost", cost_json(base, r)},
          {"collectives", Json::array()}};
   for (const CollectiveStat& c : r.training->replay.collectives) {
     j["collectives"].push_back(Json{{"group", to_string(c.group)}, {"op", to_string(c.op)}, {"bytes", c.bytes.count()},
@@ -137,7 +188,7 @@ std::string training_json(const ScenarioResult& result) {
   const double first = result.training->step.step_time.seconds();
   Json j{{"scenario", result.scenario.name}, {"source", result.scenario.source}, {"seed", result.scenario.seed},
          {"variants", Json::array()}};
-  for (const ScenarioResult* r : columns(result)) j["variants"].push_back(variant_json(name_of(result, *r), *r, first));
+  for (const ScenarioResult* r : columns(result)) j["variants"].push_back(variant_json(name_of(result, *r), result, *r, first));
   return j.dump(2) + "\n";
 }
 
@@ -145,7 +196,7 @@ std::string training_csv(const ScenarioResult& result) {
   const double first = result.training->step.step_time.seconds();
   std::string out = "variant,system,gpus,fabric,model,plan,step_ms,speedup,compute_ms";
   for (CommGroup g : kGroups) out += fmt::format(",exposed_{}_ms", to_string(g));
-  out += ",idle_ms,tflops_per_gpu,mfu\n";
+  out += ",idle_ms,tflops_per_gpu,mfu,capital_usd,usd_per_hour,usd_per_step,usd_per_million_tokens,perf_per_dollar\n";
   for (const ScenarioResult* r : columns(result)) {
     const StepBreakdown& b = r->training->step;
     out += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{:.6f}", name_of(result, *r), r->scenario.system.preset,
@@ -153,7 +204,17 @@ std::string training_csv(const ScenarioResult& result) {
                        plan_of(*r->scenario.training), ms(b.step_time), first / b.step_time.seconds(),
                        ms(b.mean.compute));
     for (CommGroup g : kGroups) out += fmt::format(",{:.6f}", ms(b.mean.exposed[static_cast<size_t>(g)]));
-    out += fmt::format(",{:.6f},{:.6f},{:.6f}\n", ms(b.mean.idle), b.tflops_per_gpu, b.mfu);
+    out += fmt::format(",{:.6f},{:.6f},{:.6f}", ms(b.mean.idle), b.tflops_per_gpu, b.mfu);
+    if (priced(*r)) {
+      const cost::StepCost& c = *r->cost->step;
+      out += fmt::format(",{:.2f},{:.4f},{:.6f},{},{}", r->cost->cluster->capital_usd, r->cost->cluster->usd_per_hour,
+                         c.usd_per_step,
+                         c.usd_per_million_tokens ? fmt::format("{:.6f}", *c.usd_per_million_tokens) : std::string(),
+                         fmt::format("{:.6f}", *perf_per_dollar(result, *r)));
+    } else {
+      out += ",,,,,";
+    }
+    out += "\n";
   }
   return out;
 }

@@ -15,7 +15,7 @@ ScenarioResult run_one(const Scenario& scenario, const RunPoll& poll, RunProgres
                        const RunRecording& recording) {
   check(poll, progress);
   Topology topology = build_system(scenario.system);
-  ScenarioResult result{scenario, {}, Time(), std::nullopt, std::nullopt, {}};
+  ScenarioResult result{scenario, {}, Time(), std::nullopt, std::nullopt, std::nullopt, {}};
   if (scenario.training) {
     std::function<bool(Time, uint64_t)> replay_poll;
     if (poll) {
@@ -27,6 +27,7 @@ ScenarioResult run_one(const Scenario& scenario, const RunPoll& poll, RunProgres
     }
     result.training = run_training(scenario, topology, std::move(replay_poll), recording.busiest_links);
     result.total = result.training->step.step_time;
+    result.cost = cost_of(scenario, topology, result.total, result.training->tokens);
     return result;
   }
   if (scenario.traffic) {

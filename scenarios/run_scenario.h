@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collectives/sweep.h"
+#include "scenarios/run_cost.h"
 #include "scenarios/run_training.h"
 #include "scenarios/scenario.h"
 
@@ -26,6 +27,7 @@ struct ScenarioResult {
   Time total;  // training: the step time; collectives: their sum; traffic: the makespan
   std::optional<TrafficResult> traffic;  // set for a traffic workload
   std::optional<TrainingOutcome> training;  // set for a training workload
+  std::optional<CostOutcome> cost;          // a training workload on a catalogue system
   std::vector<ScenarioResult> variants;  // the compare: variants, in file order
 };
 

@@ -259,6 +259,21 @@ void read_workload(const YamlMap& w, Scenario& s) {
 Scenario read_scenario(const YamlMap& top);
 
 // `compare: [{name: ..., set: {dotted.key: value, ...}}, ...]`: each variant is the whole scenario
+// `plan: {grid: {key: [v, ...]}}`: each key a dotted scenario key, each value a scalar as `set:`
+// would take it. The keys are checked when `weft plan` sets them (errors at the grid's values).
+std::vector<cost::GridAxis> read_plan_grid(const YamlMap& plan) {
+  std::vector<cost::GridAxis> axes;
+  const YamlMap grid = plan.map("grid");
+  for (const std::string& key : grid.keys()) {
+    cost::GridAxis axis{key, grid.strings(key)};
+    if (axis.values.empty()) throw ConfigError(fmt::format("{}: {}: expected a list of values", grid.where(key), key));
+    axes.push_back(std::move(axis));
+  }
+  grid.reject_unknown_keys();
+  plan.reject_unknown_keys();
+  return axes;
+}
+
 // read again with those values in place (errors point at the value in `set:`).
 std::vector<ScenarioVariant> read_compare(const YamlMap& top) {
   std::vector<ScenarioVariant> variants;
@@ -296,6 +311,12 @@ Scenario read_scenario(const YamlMap& top) {
   s.system = read_system(top.map("system"));
   read_workload(top.map("workload"), s);
   s.baseline = top.string_or("compare_baseline", s.baseline);
+  s.cost.prices = cost::default_prices();
+  if (top.has("cost")) {
+    s.cost = cost::read_cost_section(top.map("cost"));
+    s.has_cost_section = true;
+  }
+  if (top.has("plan")) s.plan_grid = read_plan_grid(top.map("plan"));
   if (top.has("compare")) {
     top.list_of_maps("compare");  // read here; each variant re-reads the whole file
   }

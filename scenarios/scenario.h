@@ -12,6 +12,8 @@
 
 #include "collectives/collective_op.h"
 #include "collectives/ring.h"
+#include "cost/cost_section.h"
+#include "cost/plan.h"
 #include "scenarios/training_reader.h"
 #include "scenarios/traffic.h"
 #include "sim/fabric_registry.h"
@@ -62,6 +64,13 @@ struct Scenario {
   // `compare:` variants, run after this one (the baseline) and shown side by side.
   std::string baseline = "baseline";  // the baseline's column name (`compare_baseline:`)
   std::vector<ScenarioVariant> compare;
+  // `cost:` (cost/cost_section.h): prices over the bundled book and the assumptions; defaults when
+  // absent. A missing price is an error only when the scenario has a cost: section.
+  cost::CostSettings cost;
+  bool has_cost_section = false;
+  // `plan: {grid: {dotted.key: [values...]}}`: the configurations `weft plan` searches besides the
+  // compare: variants.
+  std::vector<cost::GridAxis> plan_grid;
 };
 
 class YamlMap;

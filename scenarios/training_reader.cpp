@@ -124,6 +124,10 @@ TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
   if (w.has("causal_skip")) t.spec.causal_skip = w.boolean("causal_skip");
   if (w.has("flash_attention")) t.spec.flash_attention = w.boolean("flash_attention");
   t.timing = read_timing(w);
+  if (w.has("tokens")) {
+    t.token_budget = w.real("tokens");
+    if (!(*t.token_budget > 0)) throw ConfigError(fmt::format("{}: tokens: expected a positive number", w.where("tokens")));
+  }
   t.profile = default_compute_profile();
   if (w.has("profile")) {
     // A relative path is relative to the scenario file.

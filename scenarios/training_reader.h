@@ -25,6 +25,7 @@ struct TrainingWorkload {
   // `trace:` instead of `model:`: the step comes from a trace; spec.model.name is its label and the
   // rest of spec is unused.
   std::optional<TraceWorkload> trace;
+  std::optional<double> token_budget;  // `tokens:` to train on, for time and cost to train
 };
 
 // Keys: model (a name, or a map: `name:` of a catalogue model to start from and any ModelConfig

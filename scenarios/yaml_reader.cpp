@@ -184,6 +184,20 @@ std::vector<uint64_t> YamlMap::unsigned_integers(const std::string& key) const {
   return out;
 }
 
+std::vector<std::string> YamlMap::strings(const std::string& key) const {
+  YAML::Node v = value(key);
+  if (!v.IsSequence()) fail(key, "expected a list, e.g. [a, b]");
+  std::vector<std::string> out;
+  for (const YAML::Node& item : v) {
+    if (!item.IsScalar()) {
+      throw ConfigError(fmt::format("{}:{}:{}: {}: expected a plain value in the list", *source_, item.Mark().line + 1,
+                                    item.Mark().column + 1, key));
+    }
+    out.push_back(item.Scalar());
+  }
+  return out;
+}
+
 double YamlMap::real(const std::string& key) const {
   std::string s = scalar(key, "a number");
   auto parse = [](std::string_view t, double& out) {

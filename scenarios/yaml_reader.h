@@ -34,6 +34,7 @@ class YamlMap {
   uint64_t unsigned_integer_or(const std::string& key, uint64_t fallback) const;
   // A list of whole numbers (`[1, 2, 3]`), each bad item reported at its own line and column.
   std::vector<uint64_t> unsigned_integers(const std::string& key) const;
+  std::vector<std::string> strings(const std::string& key) const;  // a list of scalars, as written
   // A real number: `0.2`, `1e-3`, or a fraction `1/256` (gains are usually written that way).
   double real(const std::string& key) const;
   bool boolean(const std::string& key) const;  // true | false

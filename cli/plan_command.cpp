@@ -1,0 +1,133 @@
+// weft plan SCENARIO --target-step-time T | --budget USD: runs the scenario, its compare: variants and
+// every point of a declared grid (`plan: {grid: ...}` in the file, or --grid KEY=V1,V2), prices each
+// configuration, and names the cheapest that meets the target step time or the fastest within the
+// budget, with the time-against-cost frontier.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cost/plan.h"
+#include "scenarios/run_scenario.h"
+#include "scenarios/scenario.h"
+#include "sim/core/errors.h"
+
+namespace weft::cli {
+namespace {
+
+struct PlanArgs {
+  std::string scenario;
+  std::string target;  // a time, e.g. 2s
+  double budget = -1;  // USD
+  std::vector<std::string> grid;
+  std::vector<std::string> sets;
+  std::string metric = "capital";  // capital | step
+};
+
+// "system.node.nic=cx6,cx7" -> {key, {cx6, cx7}}.
+cost::GridAxis parse_axis(const std::string& text) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+    throw ConfigError(fmt::format("--grid '{}': expected KEY=VALUE1,VALUE2,...", text));
+  }
+  cost::GridAxis axis{text.substr(0, eq), {}};
+  size_t from = eq + 1;
+  while (from <= text.size()) {
+    const size_t comma = std::min(text.find(',', from), text.size());
+    if (comma > from) axis.values.push_back(text.substr(from, comma - from));
+    from = comma + 1;
+  }
+  return axis;
+}
+
+struct Candidate {
+  std::string name;
+  std::shared_ptr<const Scenario> scenario;
+};
+
+std::vector<Candidate> candidates(const PlanArgs& a, const Scenario& base) {
+  std::vector<Candidate> out;
+  Scenario alone = base;
+  alone.compare.clear();
+  out.push_back({base.baseline, std::make_shared<const Scenario>(alone)});
+  for (const ScenarioVariant& v : base.compare) out.push_back({v.name, v.scenario});
+  std::vector<cost::GridAxis> axes = base.plan_grid;
+  for (const std::string& g : a.grid) axes.push_back(parse_axis(g));
+  if (axes.empty()) return out;
+  for (const cost::GridPoint& point : cost::expand_grid(axes)) {
+    std::vector<std::string> sets = a.sets;
+    for (const auto& [key, value] : point) sets.push_back(key + "=" + value);
+    Scenario s = load_scenario_file(a.scenario, sets);
+    s.compare.clear();
+    out.push_back({cost::grid_point_name(point), std::make_shared<const Scenario>(std::move(s))});
+  }
+  return out;
+}
+
+cost::PlanPoint measure(const Candidate& c, bool per_step) {
+  const ScenarioResult r = run_scenario(*c.scenario);
+  if (!r.training) throw ConfigError(fmt::format("plan: '{}' is not a training step: nothing to price per step", c.name));
+  if (!r.cost) throw ConfigError(fmt::format("plan: '{}' runs on a generic topology: nothing to buy", c.name));
+  if (!r.cost->cluster) {
+    throw ConfigError(fmt::format("plan: '{}': no price for {} (add them under cost: prices:)", c.name,
+                                  fmt::join(r.cost->missing, ", ")));
+  }
+  return {c.name, r.total, per_step ? r.cost->step->usd_per_step : r.cost->cluster->capital_usd};
+}
+
+void plan(const PlanArgs& a) {
+  if (a.target.empty() == (a.budget < 0)) {
+    throw ConfigError("plan: give exactly one of --target-step-time T (the cheapest that is fast enough) or --budget "
+                      "USD (the fastest that is cheap enough)");
+  }
+  if (a.metric != "capital" && a.metric != "step") throw ConfigError("plan: --cost: expected capital or step");
+  const bool per_step = a.metric == "step";
+  const Scenario base = load_scenario_file(a.scenario, a.sets);
+  const std::vector<Candidate> all = candidates(a, base);
+  std::vector<cost::PlanPoint> points;
+  for (size_t i = 0; i < all.size(); ++i) {
+    fmt::print(stderr, "plan: {}/{} {}\n", i + 1, all.size(), all[i].name);
+    points.push_back(measure(all[i], per_step));
+  }
+  std::optional<size_t> chosen;
+  std::string question;
+  if (!a.target.empty()) {
+    const Time target = parse_time(a.target, "--target-step-time");
+    chosen = cost::cheapest_meeting(points, target);
+    question = fmt::format("the cheapest with a step of at most {:.3f} ms", target.seconds() * 1e3);
+  } else {
+    chosen = cost::fastest_within(points, a.budget);
+    question = fmt::format("the fastest costing at most {:.2f} USD", a.budget);
+  }
+  const char* label = per_step ? "USD per step" : "capital (USD)";
+  fmt::print("# {} ({}): {} configurations; {}\n", base.name, a.scenario, points.size(), question);
+  fmt::print("{}", cost::format_plan(points, chosen, label));
+  if (chosen) {
+    fmt::print("answer: {} ({:.3f} ms per step, {:.2f} {})\n", points[*chosen].name,
+               points[*chosen].step_time.seconds() * 1e3, points[*chosen].usd, label);
+  } else {
+    fmt::print("answer: none of the {} configurations qualifies\n", points.size());
+  }
+}
+
+}  // namespace
+
+Action add_plan_command(CLI::App& app) {
+  auto a = std::make_shared<PlanArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan", "The cheapest configuration meeting a step time, or the fastest within a budget, with the frontier");
+  cmd->add_option("scenario", a->scenario, "Scenario file (YAML) with a training workload")->required();
+  cmd->add_option("--target-step-time", a->target, "Step time to meet, e.g. 2.5s or 800ms");
+  cmd->add_option("--budget", a->budget, "Most to spend (USD; capital by default, see --cost)");
+  cmd->add_option("--grid", a->grid, "KEY=V1,V2,...: one more axis of configurations (repeatable), besides plan: grid:");
+  cmd->add_option("--cost", a->metric, "What to minimise or cap: capital (default) or step (USD per step)")
+      ->capture_default_str();
+  cmd->add_option("--set", a->sets, "KEY=VALUE changes applied to every configuration");
+  return [a] { plan(*a); };
+}
+
+}  // namespace weft::cli

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# weft plan end to end on the default scenario's short form (one RTX 3090 box is not enough for
+# the network question, so two boxes, a small batch): the answer is the cheapest configuration whose
+# step meets the target, checked against the table plan prints; --budget gives the fastest within.
+# Usage: cli_plan_test.sh WEFT SOURCE_DIR
+set -euo pipefail
+weft=$1
+src=$2
+fail() { echo "FAIL: $*" >&2; exit 1; }
+short=(--set workload.batch.global=8 --set workload.seq_len=1024 --set workload.parallel.zero=1)
+
+out=$("$weft" plan "$src/scenarios/default.yaml" "${short[@]}" --target-step-time 100s 2>/dev/null) ||
+  fail "plan --target-step-time: exit $?"
+check() {  # the table's rows -> the expected answer, by the rule
+  /usr/bin/python3 - "$1" "$2" <<'PY'
+import re, sys
+text, mode = sys.argv[1], sys.argv[2]
+rows = []
+for line in text.splitlines():
+    m = re.match(r"^[ *] (.+?)\s+([0-9.]+)\s+([0-9.]+)\s*(yes)?$", line)
+    if m and not line.startswith("  name"):
+        rows.append((m.group(1).strip(), float(m.group(2)), float(m.group(3))))
+assert rows, "no rows"
+answer = re.search(r"^answer: (.+?) \(", text, re.M).group(1)
+if mode.startswith("target:"):
+    t = float(mode[7:])
+    ok = [r for r in rows if r[1] <= t]
+    best = min(ok, key=lambda r: (r[2], r[1]))
+else:
+    b = float(mode[7:])
+    ok = [r for r in rows if r[2] <= b]
+    best = min(ok, key=lambda r: (r[1], r[2]))
+assert answer == best[0], f"answer {answer!r}, expected {best[0]!r} from {rows}"
+PY
+}
+# Target: the fastest row's time x 1.5 (at least one qualifies, probably not all).
+fastest=$(/usr/bin/python3 -c '
+import re, sys
+times = [float(m.group(1)) for l in sys.stdin for m in [re.match(r"^[ *] .+?\s+([0-9.]+)\s+[0-9.]+\s*(yes)?$", l)] if m]
+print(min(times))' <<<"$out")
+out=$("$weft" plan "$src/scenarios/default.yaml" "${short[@]}" --target-step-time "$(/usr/bin/python3 -c "print($fastest*1.5/1000)")s" 2>/dev/null)
+check "$out" "target:$(/usr/bin/python3 -c "print($fastest*1.5)")" || fail "plan --target-step-time picked wrongly:"$'\n'"$out"
+out=$("$weft" plan "$src/scenarios/default.yaml" "${short[@]}" --budget 80000 2>/dev/null) || fail "plan --budget: exit $?"
+check "$out" "budget:80000" || fail "plan --budget picked wrongly:"$'\n'"$out"
+# A grid from the command line multiplies the candidates.
+n=$("$weft" plan "$src/scenarios/default.yaml" "${short[@]}" --budget 1e9 --grid system.node.pcie_lanes=8,16 2>/dev/null |
+  grep -cE "^[ *] " || true)
+[[ $n -eq 9 ]] || fail "plan --grid: $n rows (header + 6 variants + 2 grid points expected 9)"
+# Neither or both of --target-step-time and --budget: a clear error.
+rc=0; "$weft" plan "$src/scenarios/default.yaml" 2>/dev/null || rc=$?
+[[ $rc -eq 2 ]] || fail "plan without a question: exit $rc, expected 2"
+echo "ok plan"
