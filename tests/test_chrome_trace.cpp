@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "scenarios/chrome_trace.h"
+#include "small_model.h"
 #include "scenarios/output_files.h"
 #include "topologies/catalogue/gpus.h"
 #include "topologies/systems.h"
@@ -25,14 +26,7 @@ namespace {
 // replay of milliseconds.
 Workload small_workload() {
   TrainingSpec s;
-  s.model.name = "trace-small";
-  s.model.layers = 2;
-  s.model.hidden = 1024;
-  s.model.heads = 16;
-  s.model.kv_heads = 16;
-  s.model.ffn = 4096;
-  s.model.vocab = 1024;
-  s.model.max_seq = 1024;
+  s.model = test::small_model("trace-small", 2);
   s.parallel = {.tp = 2, .dp = 2, .pp = 2};
   s.global_batch = 4;
   s.micro_batch = 1;

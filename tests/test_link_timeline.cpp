@@ -8,6 +8,7 @@
 
 #include "scenarios/chrome_trace.h"
 #include "sim/link_timeline.h"
+#include "small_model.h"
 #include "topologies/catalogue/gpus.h"
 #include "topologies/systems.h"
 #include "workloads/training.h"
@@ -62,14 +63,7 @@ TEST_CASE("LinkTimeline: the busiest links relative to their rate", "[unit]") {
 
 TEST_CASE("Replay: link series of the busiest links, and their counters in the Chrome trace", "[unit]") {
   TrainingSpec s;
-  s.model.name = "links-small";
-  s.model.layers = 2;
-  s.model.hidden = 1024;
-  s.model.heads = 16;
-  s.model.kv_heads = 16;
-  s.model.ffn = 4096;
-  s.model.vocab = 1024;
-  s.model.max_seq = 1024;
+  s.model = test::small_model("links-small", 2);
   s.parallel = {.tp = 2, .dp = 4};
   s.global_batch = 4;
   const Workload w = generate_training(s, catalogue::gpu("h100-sxm"), default_compute_profile());

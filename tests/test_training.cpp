@@ -5,6 +5,7 @@
 #include <map>
 
 #include "sim/core/errors.h"
+#include "small_model.h"
 #include "topologies/catalogue/gpus.h"
 #include "scenarios/scenario.h"
 #include "topologies/systems.h"
@@ -16,23 +17,9 @@ using namespace weft;
 
 namespace {
 
-// A small dense model (GPT-style, MHA, GELU) so replays take milliseconds.
-ModelConfig small_model(uint32_t layers = 4) {
-  ModelConfig m;
-  m.name = "test-small";
-  m.layers = layers;
-  m.hidden = 1024;
-  m.heads = 16;
-  m.kv_heads = 16;
-  m.ffn = 4096;
-  m.vocab = 1024;
-  m.max_seq = 1024;
-  return m;
-}
-
 TrainingSpec spec_for(ParallelSizes p, uint32_t global_batch) {
   TrainingSpec s;
-  s.model = small_model();
+  s.model = test::small_model();
   s.parallel = p;
   s.global_batch = global_batch;
   s.micro_batch = 1;
@@ -232,7 +219,7 @@ TEST_CASE("1F1B bubble: idle fraction (p-1)/(m+p-1) when communication is nearly
 TEST_CASE("Interleaved 1F1B: the bubble shrinks by the number of chunks", "[validation]") {
   // p = 4, v = 2 chunks of one layer each, m = 8: idle fraction (p-1)/(v m + p - 1) = 3/19.
   TrainingSpec s = spec_for({.dp = 1, .pp = 4}, 8);
-  s.model = small_model(8);
+  s.model = test::small_model("test-small", 8);
   s.pipeline = PipelineKind::interleaved;
   s.virtual_stages = 2;
   Workload w = generate(s);

@@ -22,20 +22,18 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-namespace {
-std::string lower(std::string_view s) {
+std::string lowercase(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
-}  // namespace
 
 std::string did_you_mean(std::string_view name, std::span<const std::string_view> known) {
-  std::string wanted = lower(name);
+  std::string wanted = lowercase(name);
   std::string_view best;
   size_t best_distance = 3;
   for (std::string_view k : known) {
-    size_t d = edit_distance(wanted, lower(k));
+    size_t d = edit_distance(wanted, lowercase(k));
     if (d < best_distance) {
       best_distance = d;
       best = k;

@@ -16,4 +16,7 @@ std::string did_you_mean(std::string_view name, std::span<const std::string_view
 // "a, b, c"
 std::string join_names(std::span<const std::string_view> names);
 
+// `s` in ASCII lower case.
+std::string lowercase(std::string_view s);
+
 }  // namespace weft

@@ -33,9 +33,11 @@
 #include <string>
 
 #include "workloads/traces/kineto_reader.h"
+#include "trace_test_files.h"
 #include "workloads/traces/trace.h"
 
 using namespace weft;
+using weft::test::collective_bytes;
 
 namespace {
 
@@ -44,13 +46,6 @@ const std::multiset<uint64_t> kBuckets{1'064'960, 1'048'576, 131'072};
 const std::multiset<uint64_t> kAllReduces{kOneBucket, 1'064'960, 1'064'960, 1'048'576, 1'048'576, 131'072, 131'072};
 const std::multiset<uint64_t> kBroadcasts{28, 12};
 
-std::multiset<uint64_t> collective_bytes(const Workload& w, uint32_t rank, CollectiveOp op) {
-  std::multiset<uint64_t> out;
-  for (const Op& o : w.programs[rank].ops) {
-    if (o.kind == OpKind::collective && o.collective == op) out.insert(o.bytes.count());
-  }
-  return out;
-}
 
 // rank{0,1}<suffix> in `dir`, in rank order.
 TraceSource gloo_source(const std::string& dir, const std::string& suffix) {

@@ -12,16 +12,9 @@
 #include "workloads/traces/trace.h"
 
 using namespace weft;
+using weft::test::collective_bytes;
 
 namespace {
-
-std::multiset<uint64_t> collective_bytes(const Workload& w, uint32_t rank, CollectiveOp op) {
-  std::multiset<uint64_t> out;
-  for (const Op& o : w.programs[rank].ops) {
-    if (o.kind == OpKind::collective && o.collective == op) out.insert(o.bytes.count());
-  }
-  return out;
-}
 
 
 }  // namespace

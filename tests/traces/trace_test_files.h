@@ -5,8 +5,11 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
+
+#include "workloads/program.h"
 
 namespace weft::test {
 
@@ -47,6 +50,15 @@ inline std::vector<std::string> dlrm_files() {
     if (name.starts_with("worker") && name.ends_with(".json")) files[static_cast<size_t>(name[6] - '0')] = e.path().string();
   }
   return files;
+}
+
+// The sizes of one rank's collectives of kind `op`, as a multiset.
+inline std::multiset<uint64_t> collective_bytes(const Workload& w, uint32_t rank, CollectiveOp op) {
+  std::multiset<uint64_t> out;
+  for (const Op& o : w.programs[rank].ops) {
+    if (o.kind == OpKind::collective && o.collective == op) out.insert(o.bytes.count());
+  }
+  return out;
 }
 
 }  // namespace weft::test

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "sim/core/errors.h"
+#include "sim/core/names.h"
 
 namespace weft {
 
@@ -51,18 +52,8 @@ Bytes nccl_bytes_from_kineto(CollectiveOp op, uint64_t in_nelems, uint64_t out_n
   return Bytes(nelems * elem_bytes);
 }
 
-namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-}  // namespace
-
 uint32_t dtype_bytes(std::string_view dtype) {
-  std::string d = lower(dtype);
+  std::string d = lowercase(dtype);
   if (d.starts_with("c10::")) d = d.substr(5);
   static constexpr std::array<std::pair<std::string_view, uint32_t>, 22> kSizes{{
       {"float", 4}, {"float32", 4}, {"double", 8}, {"float64", 8}, {"half", 2}, {"float16", 2},
@@ -77,7 +68,7 @@ uint32_t dtype_bytes(std::string_view dtype) {
 }
 
 std::optional<CollectiveOp> collective_from_name(std::string_view name) {
-  std::string n = lower(name);
+  std::string n = lowercase(name);
   std::erase(n, '_');
   // Order matters: "reducescatter" before "reduce", "allreduce" before "reduce".
   static constexpr std::array<std::pair<std::string_view, CollectiveOp>, 8> kNames{{
