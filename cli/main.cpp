@@ -16,6 +16,9 @@ int main(int argc, char** argv) {
   weft::cli::Action topo = weft::cli::add_topo_command(app);
   weft::cli::Action trace = weft::cli::add_trace_command(app);
   weft::cli::Action plan = weft::cli::add_plan_command(app);
+  weft::cli::Action lower = weft::cli::add_lower_command(app);
+  weft::cli::Action calibrate = weft::cli::add_calibrate_command(app);
+  weft::cli::Action compare_real = weft::cli::add_compare_real_command(app);
   weft::cli::Action validate = weft::cli::add_validate_command(app);
   try {
     app.parse(argc, argv);
@@ -32,6 +35,9 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("topo")) topo();
     if (app.got_subcommand("trace")) trace();
     if (app.got_subcommand("plan")) plan();
+    if (app.got_subcommand("lower")) lower();
+    if (app.got_subcommand("calibrate")) calibrate();
+    if (app.got_subcommand("compare-real")) compare_real();
     if (app.got_subcommand("validate")) validate();
   } catch (const weft::ConfigError& e) {
     fmt::print(stderr, "weft: error: {}\n", e.what());

@@ -49,6 +49,9 @@ std::string nvls_unavailable(const TunerInput& in, Algorithm a) {
   if (in.arch < GpuArch::hopper) {
     return fmt::format("needs Hopper or later GPUs (nvlsEfficiency is 0 on {})", to_string(in.arch));
   }
+  // The in-switch reduction works among the communicator's GPUs of one node: with one per node there
+  // is no NVLink group to reduce in (a data-parallel communicator of one GPU per node).
+  if (in.gpus_per_node < 2) return "needs at least 2 of the communicator's GPUs in one node (one per node has no NVLink group)";
   if (a == Algorithm::nvls_tree && in.nodes == 1) return "needs more than one node (NVLSTree is off on one node)";
   if (a == Algorithm::nvls && in.nodes > 1 && !in.collnet) {
     return "across nodes needs CollNet (SHARP switches) enabled; there is none";

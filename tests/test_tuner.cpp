@@ -292,3 +292,25 @@ TEST_CASE("tuner: describe_for_tuner from a built topology sees NVLS", "[tuner]"
   CHECK(p.bw_intra_GBps == Approx(24.0));  // PCIe gen 4 x16: 16 x 120 / 80 (§5)
   CHECK_FALSE(find(candidates(p), Algorithm::ring, Protocol::ll128).enabled);  // §7: LL128 needs NVLink
 }
+
+TEST_CASE("tuner: NVLS and NVLSTree need two of the communicator's GPUs in a node", "[tuner]") {
+  // A data-parallel communicator across two DGX H100 with one GPU in each (TP and PP inside the
+  // nodes): NVSwitch reduces, Hopper, 2 nodes, but one local rank has no NVLink group.
+  TunerInput in;
+  in.op = CollectiveOp::all_reduce;
+  in.size = Bytes(64 << 20);
+  in.nodes = 2;
+  in.gpus_per_node = 1;
+  in.nics_per_node = 1;
+  in.nvswitch = true;
+  in.nvls = true;
+  in.arch = GpuArch::hopper;
+  in.bw_inter_GBps = 50;
+  in.bw_intra_GBps = 400;
+  in.channels = 16;
+  CHECK_FALSE(find(candidates(in), Algorithm::nvls_tree, Protocol::simple).enabled);
+  CHECK_THROWS_WITH(tune(in, {.algorithm = Algorithm::nvls_tree}), Catch::Contains("one per node"));
+  in.gpus_per_node = 8;
+  in.nics_per_node = 8;
+  CHECK(find(candidates(in), Algorithm::nvls_tree, Protocol::simple).enabled);
+}
