@@ -111,6 +111,10 @@ def worker(rank, port, out_dir):
             opt.zero_grad()
             ddp(x).square().mean().backward()
             opt.step()
+            # gloo runs the all-reduces on its worker thread, whose profiler range of the last bucket
+            # can still be closing when prof.step() ends the window on a loaded machine; a barrier
+            # (gloo:barrier, not a collective the reader counts) queues behind it on that thread.
+            dist.barrier()
             prof.step()
     dist.barrier()
     dist.destroy_process_group()
