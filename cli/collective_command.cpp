@@ -1,12 +1,15 @@
 // weft collective: an nccl-tests-style sweep of one collective.
 #include <fmt/format.h>
+#include <algorithm>
 #include <memory>
 
 #include "cli/commands.h"
 #include "cli/system_options.h"
+#include "collectives/network_calibration.h"
 #include "collectives/plan.h"
 #include "collectives/sweep.h"
 #include "sim/core/errors.h"
+#include "sim/core/names.h"
 #include "scenarios/report.h"
 #include "sim/fabric_registry.h"
 #include "topologies/builders.h"
@@ -38,6 +41,7 @@ struct CollectiveArgs {
   std::string nccl_version;  // the tuner's constants
   bool channels_given = false;
   bool explain = false;
+  std::string calibration;   // PROFILE.network.yaml from weft calibrate
 };
 
 // --explain: what NCCL's model predicts for every (algorithm, protocol) at the largest size, and why
@@ -87,6 +91,27 @@ std::string bottleneck(const Topology& t, const SweepRow& row, std::string_view 
                      100 * busiest_share, row.time.microseconds(), busiest->wire.count());
 }
 
+// --calibration: rows whose (op, ranks, algorithm/protocol, link class) series was measured take the
+// fitted time; algbw and busbw follow it. The note says which rows.
+void apply_calibration(const std::string& path, CollectiveOp op, const Topology& topology, std::vector<SweepRow>& rows) {
+  const NetworkCalibration c = load_network_calibration(path);
+  const std::string link = link_class(topology.gpus(), topology);
+  for (SweepRow& row : rows) {
+    // "Ring/Simple x2" -> ring, simple; a generic topology runs weft's ring (all-to-all: pairwise p2p).
+    const size_t slash = row.algorithm.find('/'), space = row.algorithm.find(' ');
+    const std::string algorithm = lowercase(row.algorithm.substr(0, slash));
+    const std::string protocol = slash == std::string::npos ? "" : lowercase(row.algorithm.substr(slash + 1, space - slash - 1));
+    const auto t = c.time("collective", to_string(op), static_cast<uint32_t>(topology.gpus().size()), algorithm, protocol,
+                          link, row.size.count());
+    if (!t || row.time <= Time()) continue;
+    const double scale = row.time.seconds() / t->seconds();
+    row.time = *t;
+    row.algbw_GBps *= scale;
+    row.busbw_GBps *= scale;
+    row.note = row.note.empty() ? "calibrated" : row.note + "; calibrated";
+  }
+}
+
 void run(const CollectiveArgs& a) {
   LinkSpec link{LinkKind::generic, parse_bandwidth(a.link_rate, "--link-rate"), parse_time(a.latency, "--latency")};
   SweepSpec spec;
@@ -120,6 +145,7 @@ void run(const CollectiveArgs& a) {
   if (a.explain) fmt::print("{}", explain(spec, topology, cluster));
   spec.link_stats = a.explain;
   std::vector<SweepRow> rows = sweep_collective(spec, topology);
+  if (!a.calibration.empty()) apply_calibration(a.calibration, spec.op, topology, rows);
   auto ranks = static_cast<uint32_t>(topology.gpus().size());
   std::string where = catalogue ? fmt::format("{} x{} nodes", a.system.system, cluster.nodes) : a.topology;
   std::string rate = catalogue ? "" : a.link_rate;
@@ -128,6 +154,10 @@ void run(const CollectiveArgs& a) {
   SweepHeader header{std::string(to_string(spec.op)), where, ranks, a.fabric, rate, latency, channels};
   fmt::print("{}", format_sweep(header, rows, format));
   if (a.explain && !rows.empty()) fmt::print("{}", bottleneck(topology, rows.back(), a.fabric));
+  if (!a.calibration.empty() && format == OutputFormat::table) {
+    const auto fitted = std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return r.note.ends_with("calibrated"); });
+    fmt::print("# {} of {} sizes timed by the measured fits of {}\n", fitted, rows.size(), a.calibration);
+  }
 }
 
 }  // namespace
@@ -158,6 +188,8 @@ Action add_collective_command(CLI::App& app) {
   cmd->add_option("--proto", args->proto, "With --system: NCCL_PROTO (LL, LL128, Simple)");
   cmd->add_option("--nccl-version", args->nccl_version, "With --system: the NCCL version of the tuner's constants");
   cmd->add_flag("--explain", args->explain, "With --system: every algorithm/protocol's predicted time, the choice and the busiest link");
+  cmd->add_option("--calibration", args->calibration,
+                  "PROFILE.network.yaml from weft calibrate: sizes whose series was measured take the fitted time");
   cmd->add_option("--chunk", args->chunk, "Bytes a rank sends per ring step (without --system); 0 = NCCL Simple default (2 MiB, 512 KiB for broadcast)")
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed for every random choice (ECMP hashing)")->capture_default_str();

@@ -22,6 +22,7 @@ TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
   options.collectives = t.timing;
   options.poll = std::move(poll);
   options.busiest_links = busiest_links;
+  options.calibration = t.network;
   out.replay = replay(*workload, topology, scenario.system.cluster, options);
   out.step = breakdown(*workload, out.replay, peak_flops(gpu, t.spec.precision));
   out.tokens = t.trace ? 0.0 : static_cast<double>(t.spec.global_batch) * t.spec.seq_len;  // a trace has no token count

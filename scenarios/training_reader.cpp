@@ -78,6 +78,30 @@ void read_batch(const YamlMap& w, TrainingSpec& s) {
   b.reject_unknown_keys();
 }
 
+// A relative path is relative to the scenario file.
+std::filesystem::path beside_scenario(const YamlMap& w, const std::string& key) {
+  std::filesystem::path path = w.string(key);
+  if (path.is_relative()) path = std::filesystem::path(w.source()).parent_path() / path;
+  return path;
+}
+
+// `calibration:`: weft calibrate writes PROFILE.yaml (compute) and PROFILE.network.yaml (network);
+// either may be named. Sets the compute profile and the network fits it finds.
+void read_calibration(const YamlMap& w, TrainingWorkload& t) {
+  const std::filesystem::path path = beside_scenario(w, "calibration");
+  const std::string where = w.where("calibration");
+  if (!std::filesystem::exists(path)) throw ConfigError(fmt::format("{}: calibration: no file {}", where, path.string()));
+  const bool network_file = YamlMap::load_file(path.string()).string_or("format", "") == "weft-network-profile";
+  std::filesystem::path network = path;
+  if (!network_file) {
+    t.profile = at(where, [&] { return load_compute_profile(path.string()); });
+    network = path.parent_path() / (path.stem().string() + ".network.yaml");
+  }
+  if (std::filesystem::exists(network)) {
+    t.network = std::make_shared<const NetworkCalibration>(at(where, [&] { return load_network_calibration(network.string()); }));
+  }
+}
+
 CollectiveTiming read_timing(const YamlMap& w) {
   if (!w.has("collective_timing")) return CollectiveTiming::shared;
   return at(w.where("collective_timing"), [&] { return parse_collective_timing(w.string("collective_timing")); });
@@ -98,6 +122,7 @@ TrainingWorkload read_traced(const YamlMap& w, const SystemSpec& system) {
   t.spec.model.name = t.trace->label;
   t.timing = read_timing(w);
   t.profile = default_compute_profile();
+  if (w.has("calibration")) read_calibration(w, t);
   t.gpu = gpu_of(system);
   return t;
 }
@@ -130,11 +155,10 @@ TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
   }
   t.profile = default_compute_profile();
   if (w.has("profile")) {
-    // A relative path is relative to the scenario file.
-    std::filesystem::path path = w.string("profile");
-    if (path.is_relative()) path = std::filesystem::path(w.source()).parent_path() / path;
+    const std::filesystem::path path = beside_scenario(w, "profile");
     t.profile = at(w.where("profile"), [&] { return load_compute_profile(path.string()); });
   }
+  if (w.has("calibration")) read_calibration(w, t);
   const NodeSpec node = node_spec::resolved(system.cluster.node);
   t.gpu = std::string(node_spec::gpu_of(node).name);
   at(t.where, [&] { check(t.spec, system.ranks, node_spec::gpu_of(node)); return 0; });

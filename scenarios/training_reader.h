@@ -6,6 +6,9 @@
 
 #include <optional>
 
+#include <memory>
+
+#include "collectives/network_calibration.h"
 #include "scenarios/trace_workload.h"
 #include "workloads/compute_model.h"
 #include "workloads/replayer.h"
@@ -26,6 +29,10 @@ struct TrainingWorkload {
   // rest of spec is unused.
   std::optional<TraceWorkload> trace;
   std::optional<double> token_budget;  // `tokens:` to train on, for time and cost to train
+  // `calibration: profile.yaml` (weft calibrate's output): its compute efficiencies replace the
+  // profile, and the measured latency/bandwidth fits of profile.network.yaml (beside it, or the
+  // file itself when it is one) time the collectives and sends that were measured.
+  std::shared_ptr<const NetworkCalibration> network;
 };
 
 // Keys: model (a name, or a map: `name:` of a catalogue model to start from and any ModelConfig

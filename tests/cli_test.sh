@@ -112,6 +112,18 @@ expect_error bad-traffic 'bad_traffic.yaml:8:12: senders: rank 0 is the receiver
 printf 'fabric: {model: flow, ecn: {enabled: true}}\nsystem:\n  topology: ring\n  ranks: 4\n  link: {rate: 100Gbps, latency: 1us}\nworkload:\n  traffic: all_to_all\n  bytes: 1MB\n' >"$work/bad_fabric.yaml"
 expect_error bad-fabric-map 'bad_fabric.yaml:1:28: ecn: configures the packet fabric only' "$weft" run "$work/bad_fabric.yaml"
 
+# --calibration: measured fits time the sizes they cover. 1 MiB on 8 ranks at 10 us + bytes / 5 GB/s:
+# 10 + 1,048,576 / 5e3 = 219.72 us.
+cat >"$work/fit.network.yaml" <<'YAML'
+format: weft-network-profile
+version: 1
+series:
+  - {kind: collective, op: all_reduce, ranks: 8, algorithm: ring, protocol: simple, link: inter, alpha_us: 10, beta_GBps: 5}
+YAML
+out=$("$weft" collective --ranks 8 --op all_reduce -b 1M -e 1M --calibration "$work/fit.network.yaml")
+grep -Eq "^ +1048576 +262144 +float +219\.72 " <<<"$out" || fail "collective --calibration: 219.72 us expected:"$'\n'"$out"
+grep -q "1 of 1 sizes timed by the measured fits" <<<"$out" || fail "collective --calibration: no note"
+
 if [[ $failures -gt 0 ]]; then
   echo "$failures e2e check(s) failed"
   exit 1

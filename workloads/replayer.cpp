@@ -1,11 +1,13 @@
 #include "workloads/replayer.h"
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <optional>
 #include <fmt/format.h>
 
 #include "sim/core/errors.h"
+#include "sim/core/names.h"
 #include "sim/link_timeline.h"
 #include "topologies/metrics.h"
 #include "topologies/routing.h"
@@ -32,6 +34,7 @@ struct Replayer::Instance {
   const PlanEntry* plan = nullptr;
   Time start;
   Bytes bytes;  // the size that runs: the members' (the largest of an all-to-allv's)
+  bool calibrated = false;  // took a measured fit's time
 };
 
 struct Replayer::PlanEntry {
@@ -181,7 +184,8 @@ void Replayer::launch(uint32_t comm, uint64_t seq, Instance& inst) {
     for (auto [r, i] : done.members) finish(r, i);
     if (done.plan) {
       const Op& o = workload_.programs[done.members.front().first].ops[done.members.front().second];
-      auto key = std::make_tuple(workload_.communicators[comm].group, o.collective, done.bytes.count(), done.plan->plan.label);
+      auto key = std::make_tuple(workload_.communicators[comm].group, o.collective, done.bytes.count(),
+                                 done.plan->plan.label + (done.calibrated ? " calibrated" : ""));
       CollectiveStat& stat = stats_[key];
       stat = {std::get<0>(key), o.collective, done.bytes, static_cast<uint32_t>(done.members.size()), std::get<3>(key),
               stat.count + 1, stat.total + (engine_.now() - done.start)};
@@ -195,6 +199,13 @@ void Replayer::launch(uint32_t comm, uint64_t seq, Instance& inst) {
   }
   PlanEntry& entry = plan_for(comm, op.collective, inst.bytes);
   inst.plan = &entry;
+  if (calibration_) {
+    if (const std::optional<Time> t = calibrated(comm, entry.plan, op.collective, inst.bytes)) {
+      inst.calibrated = true;
+      engine_.schedule_in(*t, std::move(complete));
+      return;
+    }
+  }
   if (isolated_) {
     if (!entry.isolated) entry.isolated = isolated_(entry.plan.schedule, comm_nodes_[comm]);
     engine_.schedule_in(*entry.isolated, std::move(complete));
@@ -204,6 +215,13 @@ void Replayer::launch(uint32_t comm, uint64_t seq, Instance& inst) {
                                                      recorder_);
   inst.executor->set_entropy_base((uint64_t{comm} + 1) << 32);  // each communicator its own connections
   inst.executor->start(std::move(complete));
+}
+
+std::optional<Time> Replayer::calibrated(uint32_t comm, const CollectivePlan& plan, CollectiveOp op, Bytes bytes) const {
+  const auto& nodes = comm_nodes_[comm];
+  return calibration_->time("collective", to_string(op), static_cast<uint32_t>(nodes.size()),
+                            lowercase(to_string(plan.choice.algorithm)), lowercase(to_string(plan.choice.protocol)),
+                            link_class(nodes, topology_), bytes.count());
 }
 
 Replayer::PlanEntry& Replayer::plan_for(uint32_t comm, CollectiveOp op, Bytes bytes) {
@@ -242,6 +260,13 @@ void Replayer::post_p2p(uint32_t rank, uint32_t index) {
   Transfer t;
   t.src = topology_.gpus()[workload_.gpu_of_rank[src]];
   t.dst = topology_.gpus()[workload_.gpu_of_rank[dst]];
+  if (calibration_) {
+    const std::array<NodeIndex, 2> pair{t.src, t.dst};
+    if (auto time = calibration_->time("p2p", "send_recv", 2, "p2p", "", link_class(pair, topology_), op.bytes.count())) {
+      engine_.schedule_in(*time, std::move(done));
+      return;
+    }
+  }
   t.bytes = op.bytes;
   // Point-to-point connections: one per (src, dst) pair, apart from every communicator's.
   t.entropy = (uint64_t{1} << 63) | (uint64_t{src} << 31) | dst;
@@ -328,6 +353,7 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
     timeline.emplace(topology.link_count());
     if (!fabric->record_links(&*timeline)) timeline.reset();
   }
+  if (options.calibration) replayer.set_calibration(options.calibration);
   replayer.start();
   fabric->run(engine);
   if (!replayer.done()) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "collectives/executor.h"
+#include "collectives/network_calibration.h"
 #include "collectives/plan.h"
 #include "sim/fabric.h"
 #include "sim/fabric_registry.h"
@@ -80,6 +81,9 @@ class Replayer {
   // With a timer, collectives take the time it gives (memoised per communicator, op and size)
   // instead of running on the fabric.
   void set_isolated_timer(IsolatedTimer timer) { isolated_ = std::move(timer); }
+  // With measured fits, a collective or send/recv whose series was measured takes the fitted time
+  // (its stat's algorithm says "calibrated"); the others run as modelled.
+  void set_calibration(std::shared_ptr<const NetworkCalibration> c) { calibration_ = std::move(c); }
   void start();
   bool done() const { return ops_left_ == 0; }
   ReplayResult take_result();
@@ -117,6 +121,8 @@ class Replayer {
   std::map<P2pKey, std::vector<uint32_t>> posted_sends_, posted_recvs_;  // op indices, FIFO
   std::map<std::tuple<CommGroup, CollectiveOp, uint64_t, std::string>, CollectiveStat> stats_;
   IsolatedTimer isolated_;
+  std::shared_ptr<const NetworkCalibration> calibration_;
+  std::optional<Time> calibrated(uint32_t comm, const CollectivePlan& plan, CollectiveOp op, Bytes bytes) const;
   uint64_t ops_left_ = 0;
   Time start_time_;
   Time end_time_;
@@ -139,6 +145,8 @@ struct ReplayOptions {
   // Record the utilisation over time of this many of the busiest links (flow and packet fabrics).
   // With isolated collective timing only point-to-point traffic is on the shared fabric to see.
   uint32_t busiest_links = 0;
+  // Measured latency/bandwidth fits (PROFILE.network.yaml from weft calibrate); see Replayer.
+  std::shared_ptr<const NetworkCalibration> calibration;
 };
 
 // Builds an Engine, a Router and the fabric, validates and replays the workload to its end.

@@ -1,0 +1,44 @@
+// Measured latency and bandwidth fits (`weft calibrate` -> PROFILE.network.yaml, format
+// weft-network-profile, docs/schedule-json.md) applied to simulations: a collective or send/recv
+// whose series was measured takes the fitted time alpha + bytes / beta of its size's regime instead
+// of the modelled one. Series are keyed as the executors measured them: kind (collective | p2p),
+// op (all_reduce, ..., send_recv), ranks, algorithm and protocol (lower case, as NCCL's tuner
+// names them), and the link class of the ranks (self | intra | inter: all on one host or not).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/core/units.h"
+#include "topologies/topology.h"
+
+namespace weft {
+
+struct CalibratedSeries {
+  std::string kind, op;
+  uint32_t ranks = 0;
+  std::string algorithm, protocol, link;
+  double from_bytes = 0;  // the regime holds from this size up to the next regime's
+  double alpha_us = 0;
+  double beta_GBps = 0;   // 1e9 bytes/s of the nccl-tests size
+};
+
+struct NetworkCalibration {
+  std::string source;
+  std::vector<CalibratedSeries> series;
+  // The fitted time, or none when no series has this key.
+  std::optional<Time> time(std::string_view kind, std::string_view op, uint32_t ranks, std::string_view algorithm,
+                           std::string_view protocol, std::string_view link, uint64_t bytes) const;
+};
+
+// ConfigError with file:line:column for a file that is not a weft-network-profile version 1.
+NetworkCalibration load_network_calibration(const std::string& path);
+
+// "self" (one GPU), "intra" (all on one host), "inter".
+std::string link_class(std::span<const NodeIndex> gpus, const Topology& topology);
+
+}  // namespace weft
