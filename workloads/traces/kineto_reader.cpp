@@ -68,6 +68,7 @@ class RankMapper {
   std::vector<const HostCommEvent*> host_collectives(const Window& window) const;
   CommInfo gloo_op(const HostCommEvent& h, const std::string& where) const;
   uint64_t add(TraceNode node);
+  TraceNode comm_node(const CommInfo& c, const std::string& name, int stream);
   void close_segment(int64_t stream);
 
   struct Segment {
@@ -226,6 +227,20 @@ CommInfo RankMapper::resolve(const GpuEvent& g, const std::string& where) {
   return c;
 }
 
+// A collective or send/recv node, counted by type.
+TraceNode RankMapper::comm_node(const CommInfo& c, const std::string& name, int stream) {
+  ++out_.nccl_kernels[c.op];
+  TraceNode n;
+  n.kind = c.kind;
+  n.name = name;
+  n.collective = c.op;
+  n.size = c.bytes;
+  n.peer = c.peer;
+  n.group = c.group;
+  n.stream = stream;
+  return n;
+}
+
 uint64_t RankMapper::add(TraceNode node) {
   node.id = next_id_++;
   out_.trace.nodes.push_back(std::move(node));
@@ -269,16 +284,7 @@ void RankMapper::emit_gpu(const std::vector<const GpuEvent*>& kept) {
                                           ev_.names[g->name].substr(0, 60));
     if (g->nccl) {
       for (auto& [stream, seg] : segments_) close_segment(stream);
-      const CommInfo c = resolve(*g, where);
-      ++out_.nccl_kernels[c.op];
-      TraceNode n;
-      n.kind = c.kind;
-      n.name = ev_.names[g->name];
-      n.collective = c.op;
-      n.size = c.bytes;
-      n.peer = c.peer;
-      n.group = c.group;
-      n.stream = stream_of_.at(g->stream);
+      TraceNode n = comm_node(resolve(*g, where), ev_.names[g->name], stream_of_.at(g->stream));
       if (last_compute_ != 0) n.deps.push_back(last_compute_);
       collectives_.push_back({add(std::move(n)), g->ts + g->dur});
       continue;
@@ -354,15 +360,7 @@ void RankMapper::emit_host_collectives(const Window& window) {
     }
     const CommInfo c = h->args >= 0 ? from_args(ev_.args[static_cast<size_t>(h->args)], std::nullopt, where)
                                     : gloo_op(*h, where);
-    ++out_.nccl_kernels[c.op];
-    TraceNode n;
-    n.kind = c.kind;
-    n.name = ev_.names[h->name];
-    n.collective = c.op;
-    n.size = c.bytes;
-    n.peer = c.peer;
-    n.group = c.group;
-    n.stream = 1;
+    TraceNode n = comm_node(c, ev_.names[h->name], 1);
     if (prev != 0) n.deps.push_back(prev);
     prev = add(std::move(n));  // gloo blocks the calling thread: the next compute waits for it
     cursor = std::max(cursor, h->ts + h->dur);
