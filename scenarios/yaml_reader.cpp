@@ -111,10 +111,19 @@ bool YamlMap::is_map(const std::string& key) const {
 
 bool YamlMap::is_list(const std::string& key) const { return has(key) && value(key).IsSequence(); }
 
+// A mapping's key as text; a key that is a list, a map or empty (`? :`) is an error at its place.
+std::string YamlMap::key_text(const YAML::Node& key) const {
+  if (!key.IsScalar()) {
+    throw ConfigError(fmt::format("{}:{}:{}: expected a plain key (text), not a list, a mapping or an empty key",
+                                  *source_, key.Mark().line + 1, key.Mark().column + 1));
+  }
+  return key.Scalar();
+}
+
 std::vector<std::string> YamlMap::keys() const {
   std::vector<std::string> out;
   if (node_.IsMap()) {
-    for (const auto& entry : node_) out.push_back(entry.first.as<std::string>());
+    for (const auto& entry : node_) out.push_back(key_text(entry.first));
   }
   if (!overlay_) return out;
   for (auto it = overlay_->lower_bound(prefix_); it != overlay_->end() && it->first.starts_with(prefix_); ++it) {
@@ -133,7 +142,8 @@ YAML::Node YamlMap::value(const std::string& key) const {
   if (overlaid_below(key)) return YAML::Node(YAML::NodeType::Map);  // a map only the overlay fills
   std::string message = "missing (this key is required here)";
   for (const auto& entry : node_.IsMap() ? node_ : YAML::Node(YAML::NodeType::Map)) {
-    std::string other = entry.first.as<std::string>();
+    if (!entry.first.IsScalar()) continue;  // reported by reject_unknown_keys
+    std::string other = entry.first.Scalar();
     if (!read_->count(other) && edit_distance(other, key) <= 2) {
       message += fmt::format("; is '{}' at {}:{} a typo of it?", other, entry.first.Mark().line + 1,
                              entry.first.Mark().column + 1);
@@ -273,7 +283,7 @@ std::vector<YamlMap> YamlMap::list_of_maps(const std::string& key) const {
 void YamlMap::reject_unknown_keys() const {
   if (node_.IsMap()) {
     for (const auto& entry : node_) {
-      std::string key = entry.first.as<std::string>();
+      std::string key = key_text(entry.first);
       if (!read_->count(key)) {
         throw ConfigError(fmt::format("{}:{}:{}: unknown key '{}'", *source_, entry.first.Mark().line + 1,
                                       entry.first.Mark().column + 1, key));

@@ -70,6 +70,7 @@ class YamlMap {
   bool overlaid_below(const std::string& key) const;             // the overlay sets keys inside key
   YAML::Node value(const std::string& key) const;  // throws when missing
   std::string scalar(const std::string& key, const char* expected) const;
+  std::string key_text(const YAML::Node& key) const;
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
 
   YAML::Node node_;

@@ -102,10 +102,11 @@ TEST_CASE("Gloo DDP trace (torch 1.13.1, Kineto layout): 7 all-reduces and 2 bro
 TEST_CASE("Gloo DDP trace: of two ProfilerStep#0, the default window is the earlier", "[unit][traces]") {
   // Rank 0 of the committed recording: ProfilerStep#0 at 169 us for 103,487 us, ProfilerStep#0
   // again at 103,706 us, ProfilerStep#1 at 171,294 us (the bare-array file holds the same three
-  // but no sizes, so it does not read).
+  // but no sizes, so it does not read). The trace's first event starts at 111 us: the step starts
+  // 58 us into the trace.
   const KinetoRank r0 = read_kineto_file(std::string(WEFT_GLOO_TRACES_DIR) + "/rank0.kineto.json.gz");
   CHECK(r0.step == 0u);
-  CHECK(r0.step_start.ps() == Time::us(169).ps());
+  CHECK(r0.step_start.ps() == Time::us(169 - 111).ps());
   CHECK(r0.step_duration.ps() == Time::us(103'487).ps());
 }
 

@@ -172,3 +172,14 @@ TEST_CASE("fuzz: many more mutations", "[.slow][traces][fuzz]") {
   Mutator m;
   for (int i = 0; i < 200; ++i) survives(m.flip(et, 8), path, TraceFormat::chakra);
 }
+
+TEST_CASE("Times that would overflow a simulated clock are errors, not wrap-arounds", "[unit][traces]") {
+  // Two kernels 6.4e12 us apart (the Kineto fuzz find): the idle gap between them is out of range.
+  const auto dir = weft::test::scratch_dir("overflow");
+  const std::string kineto = (dir / "k.json").string();
+  std::ofstream(kineto) << R"({"traceEvents":[)"
+                           R"({"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":6,"dur":1,"args":{"stream":7}},)"
+                           R"({"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":6428201424619,"dur":1,"args":{"stream":7}}]})";
+  CHECK_THROWS_WITH(weft::read_trace({.format = weft::TraceFormat::kineto, .files = {kineto}}),
+                    Catch::Contains("k.json") && Catch::Contains("out of range"));
+}

@@ -60,6 +60,8 @@ struct KinetoEvents {
   std::unordered_map<int64_t, LaunchEvent> launches;  // by correlation id
   std::vector<StepEvent> steps;
   std::vector<HostCommEvent> host_comms;
+  double first_ts = 0;  // us, the earliest complete event's start (the trace's origin)
+  bool any_ts = false;
   // distributedInfo
   std::optional<uint32_t> rank, world_size;
   std::string backend;

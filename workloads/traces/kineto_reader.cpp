@@ -16,7 +16,14 @@ namespace weft {
 
 namespace {
 
-Time from_us(double us) { return Time::ps(std::llround(us * 1e6)); }
+// Durations and time differences in a trace: at most 10^12 us (11.6 days) either way, so the
+// picoseconds fit an int64 with room to add them; more is a corrupt file.
+Time from_us(double us, const std::string& file) {
+  if (!(std::fabs(us) <= 1e12)) {
+    throw ConfigError(fmt::format("trace file '{}': a time of {} us is out of range (more than 11.6 days)", file, us));
+  }
+  return Time::ps(std::llround(us * 1e6));
+}
 
 // A collective as the trace describes it, before it becomes a TraceNode.
 struct CommInfo {
@@ -120,8 +127,8 @@ Window RankMapper::select_window(const KinetoOptions& options) {
     chosen = &*it;
   }
   out_.step = chosen->number;
-  out_.step_start = from_us(chosen->ts);
-  out_.step_duration = from_us(chosen->dur);
+  out_.step_start = from_us(chosen->ts - ev_.first_ts, path_);  // from the trace's first event
+  out_.step_duration = from_us(chosen->dur, path_);
   return {chosen->ts, chosen->ts + chosen->dur};
 }
 
@@ -256,7 +263,7 @@ void RankMapper::close_segment(int64_t stream) {
   TraceNode n;
   n.kind = TraceNodeKind::compute;
   n.name = ev_.names[s.name];
-  n.duration = from_us(s.busy);
+  n.duration = from_us(s.busy, path_);
   n.deps = std::move(s.deps);
   n.stream = stream_of_.at(stream);
   uint64_t id = add(std::move(n));
@@ -265,7 +272,7 @@ void RankMapper::close_segment(int64_t stream) {
     TraceNode gap;
     gap.kind = TraceNodeKind::compute;
     gap.name = "gpu idle between kernels";
-    gap.duration = from_us(gaps);
+    gap.duration = from_us(gaps, path_);
     gap.fixed_duration = true;
     gap.deps = {id};
     gap.stream = stream_of_.at(stream);
@@ -353,7 +360,7 @@ void RankMapper::emit_host_collectives(const Window& window) {
       TraceNode gap;
       gap.kind = TraceNodeKind::compute;
       gap.name = "host compute";
-      gap.duration = from_us(h->ts - cursor);
+      gap.duration = from_us(h->ts - cursor, path_);
       gap.stream = 0;
       if (prev != 0) gap.deps.push_back(prev);
       prev = add(std::move(gap));

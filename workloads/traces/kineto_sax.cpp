@@ -286,6 +286,8 @@ void Handler::finish_event() {
     return static_cast<int32_t>(out_.args.size() - 1);
   };
   if (!e.ts) return;
+  if (!out_.any_ts || *e.ts < out_.first_ts) out_.first_ts = *e.ts;
+  out_.any_ts = true;
   const double dur = e.dur.value_or(0.0);
   if (dur < 0 || !(dur < 1e15)) throw ConfigError(where("dur") + ": expected a duration >= 0 (us)");
   if (is_gpu_category(e.cat)) {

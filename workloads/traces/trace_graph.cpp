@@ -139,6 +139,10 @@ std::vector<int> assign_streams(const RankTrace& trace, const std::vector<uint32
   return stream;
 }
 
+// A rank's compute in a trace: at most 10^6 s (11.6 days; 10^18 ps, an int64 holds 9.2 x 10^18), so
+// any replay's clock stays exact. A trace that says more is corrupt.
+constexpr Time kMaxRankCompute = Time::ps(1'000'000'000'000'000'000);
+
 Time scaled(Time t, double scale) {
   if (scale == 1.0) return t;
   return Time::ps(std::llround(static_cast<double>(t.ps()) * scale));
@@ -159,6 +163,7 @@ void TraceGraphBuilder::add_rank(uint32_t rank, const RankTrace& trace) {
   std::vector<std::vector<uint32_t>> exposed(trace.nodes.size());
   std::vector<uint32_t> deps;
   std::vector<uint32_t> rank_in_order(trace.nodes.size());
+  Time busy;  // the rank's compute so far: kept far from Time's int64 limit (simulated clocks add it up)
   for (uint32_t k = 0; k < order.size(); ++k) rank_in_order[order[k]] = k;
   for (uint32_t i : order) {
     const TraceNode& n = trace.nodes[i];
@@ -189,6 +194,11 @@ void TraceGraphBuilder::add_rank(uint32_t rank, const RankTrace& trace) {
       case TraceNodeKind::host_compute:
         op.kind = OpKind::compute;
         op.duration = n.fixed_duration ? n.duration : scaled(n.duration, options_.compute_scale);
+        if (op.duration < Time() || op.duration > kMaxRankCompute - busy) {
+          throw ConfigError(where + fmt::format(": durations add up to more than {} days of compute on one rank",
+                                                kMaxRankCompute.seconds() / 86400));
+        }
+        busy += op.duration;
         op.flops = n.flops;
         break;
       case TraceNodeKind::collective: {

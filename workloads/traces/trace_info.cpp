@@ -15,7 +15,7 @@ TraceInfo trace_info(const Workload& w) {
   for (const Program& p : w.programs) {
     for (const Op& op : p.ops) {
       ++info.ops_by_kind[static_cast<size_t>(op.kind)];
-      if (op.kind == OpKind::compute) info.compute_time += op.duration;
+      if (op.kind == OpKind::compute) info.compute_seconds += op.duration.seconds();
       if (op.kind == OpKind::send) info.p2p_bytes += op.bytes.count();
       if (op.kind == OpKind::collective) {
         const auto n = op.comm < w.communicators.size() ? static_cast<uint32_t>(w.communicators[op.comm].ranks.size()) : 0u;
@@ -48,7 +48,7 @@ std::string format_trace_info(const TraceInfo& info) {
   if (info.step) out += fmt::format("step: ProfilerStep#{} ({:.3f} ms on the host)\n", *info.step, info.step_duration.seconds() * 1e3);
   out += fmt::format("ops (all ranks): compute {}  collective {}  send {}  recv {}\n", info.ops_by_kind[0],
                      info.ops_by_kind[1], info.ops_by_kind[2], info.ops_by_kind[3]);
-  out += fmt::format("compute time (all ranks): {:.3f} ms   point-to-point: {} B\n", info.compute_time.seconds() * 1e3,
+  out += fmt::format("compute time (all ranks): {:.3f} ms   point-to-point: {} B\n", info.compute_seconds * 1e3,
                      info.p2p_bytes);
   out += fmt::format("{:<16} {:>16} {:>6} {:>8}\n", "collective", "bytes", "ranks", "count");
   for (const TraceCollectiveRow& r : info.collectives) {

@@ -29,7 +29,8 @@ struct TraceInfo {
   std::string name;
   uint32_t ranks = 0;
   std::array<uint64_t, 4> ops_by_kind{};  // indexed by OpKind, all ranks
-  Time compute_time;                      // sum of compute durations, all ranks
+  double compute_seconds = 0;             // sum of compute durations, all ranks (a double: thousands of
+                                          // ranks of long traces add up past an int64 of picoseconds)
   uint64_t p2p_bytes = 0;                 // sum of send sizes
   std::vector<TraceCollectiveRow> collectives;  // sorted by (op, bytes, ranks)
   std::vector<TraceCommunicatorRow> communicators;
