@@ -40,6 +40,15 @@ std::string plan_of(const TrainingWorkload& t) { return t.trace ? std::string("a
 
 double ms(Time t) { return t.seconds() * 1e3; }
 
+// RFC 4180: a field with a comma, a quote or a line break goes in quotes, its quotes doubled
+// (variant names such as "x8, 25GbE TCP").
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 // The money line of one variant: what the cluster costs, its step, and training on the token budget.
 std::string cost_line(const ScenarioResult& r) {
   if (!r.cost) return "";
@@ -199,9 +208,9 @@ std::string training_csv(const ScenarioResult& result) {
   out += ",idle_ms,tflops_per_gpu,mfu,capital_usd,usd_per_hour,usd_per_step,usd_per_million_tokens,perf_per_dollar\n";
   for (const ScenarioResult* r : columns(result)) {
     const StepBreakdown& b = r->training->step;
-    out += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{:.6f}", name_of(result, *r), r->scenario.system.preset,
-                       r->scenario.system.ranks, r->scenario.fabric, r->scenario.training->spec.model.name,
-                       plan_of(*r->scenario.training), ms(b.step_time), first / b.step_time.seconds(),
+    out += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{:.6f}", csv_field(name_of(result, *r)), r->scenario.system.preset,
+                       r->scenario.system.ranks, r->scenario.fabric, csv_field(r->scenario.training->spec.model.name),
+                       csv_field(plan_of(*r->scenario.training)), ms(b.step_time), first / b.step_time.seconds(),
                        ms(b.mean.compute));
     for (CommGroup g : kGroups) out += fmt::format(",{:.6f}", ms(b.mean.exposed[static_cast<size_t>(g)]));
     out += fmt::format(",{:.6f},{:.6f},{:.6f}", ms(b.mean.idle), b.tflops_per_gpu, b.mfu);
@@ -223,9 +232,9 @@ std::string collectives_csv(const ScenarioResult& result) {
   std::string out = "variant,group,op,bytes,ranks,count,total_ms,mean_us,algorithm\n";
   for (const ScenarioResult* r : columns(result)) {
     for (const CollectiveStat& c : r->training->replay.collectives) {
-      out += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},\"{}\"\n", name_of(result, *r), to_string(c.group),
+      out += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{}\n", csv_field(name_of(result, *r)), to_string(c.group),
                          to_string(c.op), c.bytes.count(), c.ranks, c.count, ms(c.total),
-                         c.total.microseconds() / static_cast<double>(c.count), c.algorithm);
+                         c.total.microseconds() / static_cast<double>(c.count), csv_field(c.algorithm));
     }
   }
   return out;

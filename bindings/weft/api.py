@@ -1,0 +1,98 @@
+"""weft.run, weft.collective, weft.systems, weft.topology, weft.bom: thin wrappers over weft._core."""
+import json
+import threading
+
+import pandas as pd
+
+from . import _core
+from .errors import ConfigError
+from .result import Result
+from .scenario import Scenario, _annotated, load
+
+
+def _sets(values):
+    """{"a.b": 1} or ["a.b=1"] -> ["a.b=1"] (YAML scalars as the CLI's --set takes them)."""
+    if not values:
+        return []
+    if isinstance(values, dict):
+        return [f"{k}={_scalar(v)}" for k, v in values.items()]
+    return [str(v) for v in values]
+
+
+def _scalar(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def run(scenario=None, *, set=None, busiest_links=16):
+    """Runs a scenario (a Scenario, path, dict or YAML text; None: the bundled default) in C++ with
+    the GIL released; returns a Result. `set`: {dotted.key: value} laid over the base and every
+    variant, like `weft run --set`. `busiest_links`: how many links' utilisation to record."""
+    s = scenario if isinstance(scenario, Scenario) else load(scenario, validate=False)
+    text = s.to_yaml()
+    main = threading.current_thread() is threading.main_thread()
+    try:
+        handle = _core.run(text, s.source, _sets(set), int(busiest_links), main)
+    except ConfigError as e:
+        raise _annotated(e, s, text) from None
+    return Result(handle, s)
+
+
+def validate(scenario):
+    """Checks a scenario and its compare: variants without running them; their names."""
+    s = scenario if isinstance(scenario, Scenario) else load(scenario, validate=False)
+    return s.validate()
+
+
+def systems():
+    """The system catalogue: a DataFrame of name, description."""
+    return pd.DataFrame(_core.systems(), columns=["name", "description"])
+
+
+def collective(system=None, nodes=None, op="all_reduce", sizes=("8", "128M"), factor=2, fabric="flow", *,
+               set=None, topology="single-switch", ranks=8, link_rate="400Gbps", latency="1us", channels=None,
+               chunk="0", algo=None, proto=None, nccl_version=None, seed=1, pxn=False, routing="ecmp"):
+    """An nccl-tests-style sweep, as `weft collective` prints it: one row per size with size, count,
+    type, time_us, algbw_GBps, busbw_GBps, transfers, algorithm (what ran), note.
+
+    With `system` (a catalogue name), every size runs what NCCL's tuner picks (algo/proto/channels
+    override it); without, `topology` of `ranks` GPUs with `link_rate`/`latency` links runs ring
+    algorithms on `channels` rings. `sizes`: (min, max) stepped by `factor`, or a list of sizes
+    (numbers of bytes or text such as "1M")."""
+    kw = dict(op=op, factor=int(factor), fabric=fabric, system=system or "", nodes=int(nodes or 0),
+              sets=_sets(set), topology=topology, ranks=int(ranks), link_rate=str(link_rate), latency=str(latency),
+              channels=int(channels or 0), chunk=str(chunk), algo=algo or "", proto=proto or "",
+              nccl_version=nccl_version or "", seed=int(seed), pxn=bool(pxn), routing=routing)
+    if isinstance(sizes, (tuple,)) and len(sizes) == 2:
+        parts = [_core.collective(min_bytes=str(sizes[0]), max_bytes=str(sizes[1]), **kw)]
+    else:
+        sizes = [sizes] if isinstance(sizes, (str, int)) else list(sizes)
+        parts = [_core.collective(min_bytes=str(b), max_bytes=str(b), **kw) for b in sizes]
+    frames = []
+    for d in parts:
+        df = pd.DataFrame({k: d[k] for k in ["size", "count", "time_us", "algbw_GBps", "busbw_GBps", "transfers",
+                                             "algorithm", "note"]})
+        df.insert(2, "type", "float")
+        frames.append(df)
+    df = pd.concat(frames, ignore_index=True)
+    df = df.astype({"size": "int64", "count": "int64", "transfers": "int64"})
+    df.attrs.update(op=parts[0]["op"], ranks=parts[0]["ranks"], system=system or topology, nodes=nodes,
+                    fabric=fabric)
+    return df
+
+
+def bom(system, nodes=None, *, set=None):
+    """A catalogue system's bill of materials priced with the bundled prices (`weft topo --bom`):
+    (lines DataFrame: item, what, count, included, group; cost dict as summary.json's cluster cost,
+    or None when an item has no price: lines.attrs["missing"] names them)."""
+    d = _core.bom(system, int(nodes or 0), _sets(set))
+    b = json.loads(d["bom"])
+    lines = pd.DataFrame(b.get("lines", []))
+    lines.attrs.update({k: v for k, v in b.items() if k != "lines"}, missing=list(d["missing"]))
+    return lines, json.loads(d["cost"])
+
+
+def fabrics():
+    """The fabric models (names and descriptions), as text."""
+    return _core.fabrics()

@@ -1,0 +1,79 @@
+"""DataFrame columns and dtypes."""
+import numpy as np
+import pandas as pd
+import pandas.api.types as t
+
+import weft
+
+
+def test_variants_frame(training_result):
+    v = training_result.variants
+    assert list(v["variant"]) == training_result.names
+    for col in ["step_ms", "speedup", "compute_ms", "exposed_DP_ms", "exposed_TP_ms", "idle_ms", "tflops_per_gpu",
+                "mfu", "capital_usd", "usd_per_step", "tokens_per_s"]:
+        assert t.is_float_dtype(v[col]), col
+    assert t.is_integer_dtype(v["gpus"])
+    assert np.allclose(v["compute_ms"] + v.filter(like="exposed_").sum(axis=1) + v["idle_ms"], v["step_ms"], rtol=1e-3)
+    assert (v["capital_usd"] > 0).all()
+
+
+def test_collectives_frame(training_result):
+    c = training_result.collectives
+    assert list(c.columns) == ["variant", "group", "op", "bytes", "ranks", "count", "total_ms", "mean_us", "algorithm"]
+    assert t.is_integer_dtype(c["bytes"]) and t.is_integer_dtype(c["count"]) and t.is_float_dtype(c["total_ms"])
+    assert set(c["variant"]) == set(training_result.names)
+
+
+def test_ops_frame(training_result):
+    ops = training_result.ops
+    assert isinstance(ops["kind"].dtype, pd.CategoricalDtype)
+    assert isinstance(ops["group"].dtype, pd.CategoricalDtype)
+    assert ops["rank"].dtype == np.uint32 and ops["bytes"].dtype == np.int64
+    assert t.is_float_dtype(ops["start_us"]) and (ops["end_us"] >= ops["start_us"]).all()
+    assert set(ops["variant"].astype(str)) == set(training_result.names)
+    base = ops[ops["variant"] == "baseline"]
+    step_ms = training_result.variants["step_ms"].iloc[0]
+    assert abs((base["end_us"].max() - base["issued_us"].min()) / 1e3 - step_ms) < 1e-3
+    assert set(ops["kind"].astype(str)) >= {"compute", "collective"}
+    two = training_result.ops_for("100G RoCE", ranks=[0, 1])
+    assert set(two["rank"]) == {0, 1}
+
+
+def test_links_frame(training_result):
+    links = training_result.links
+    assert list(links.columns) == ["variant", "link", "rank_by_load", "bin", "time_us", "bin_us", "utilisation"]
+    assert len(links) > 0
+    assert links["utilisation"].between(0, 1.0 + 1e-9).all()
+    assert links.groupby("variant")["link"].nunique().max() <= 16
+
+
+def test_flows_frame(small_traffic):
+    r = weft.run(small_traffic)
+    f = r.flows
+    assert list(f.columns) == ["variant", "src", "dst", "bytes", "priority", "start_us", "fct_us", "ideal_us",
+                               "slowdown"]
+    assert len(f) == 4 and (f["dst"] == 0).all() and f["bytes"].dtype == np.int64
+    v = r.variants
+    assert v["fct_p99_us"].iloc[0] == f["fct_us"].max()
+    assert {"pause_frames", "drops", "ecn_marks", "goodput_Gbps"} <= set(v.columns)
+
+
+def test_collective_table():
+    df = weft.collective(system="dgx-h100", nodes=1, op="all_reduce", sizes=("1M", "64M"), factor=4)
+    assert list(df.columns) == ["size", "count", "type", "time_us", "algbw_GBps", "busbw_GBps", "transfers",
+                                "algorithm", "note"]
+    assert list(df["size"]) == [1 << 20, 1 << 22, 1 << 24, 1 << 26]
+    assert df["busbw_GBps"].is_monotonic_increasing
+    assert df.attrs["ranks"] == 8
+    ring = weft.collective(topology="single-switch", ranks=8, link_rate="400Gbps", sizes=["1M", 4 << 20])
+    # Ring all-reduce's bus bandwidth approaches the link's 50 GB/s from below.
+    assert (ring["busbw_GBps"] < 50).all() and ring["busbw_GBps"].iloc[1] > 40
+
+
+def test_ops_cap_keeps_whole_ranks(training_result):
+    import pytest
+
+    per_rank = (training_result.ops_for(ranks=[0])).shape[0]
+    with pytest.warns(UserWarning, match="cut to whole ranks"):
+        capped = training_result.ops_for(limit=per_rank + 1)
+    assert set(capped["rank"]) == {0} and len(capped) == per_rank
