@@ -50,6 +50,37 @@ def breakdown(result, ax=None, title=None):
     return ax.figure
 
 
+def pareto(df, time="step_ms", cost="capital_usd"):
+    """The rows no other row beats on both `time` and `cost` (as `weft plan` draws its frontier),
+    cheapest first."""
+    priced = df.dropna(subset=[time, cost]).sort_values([cost, time])
+    best, keep = float("inf"), []
+    for index, row in priced.iterrows():
+        if row[time] < best:
+            best = row[time]
+            keep.append(index)
+    return priced.loc[keep]
+
+
+def frontier(result, time="step_ms", cost="capital_usd", ax=None, title=None):
+    """Time against money per variant (`cost`: capital_usd, usd_per_step, usd_per_million_tokens),
+    the Pareto frontier joined: what `weft plan` searches. `result`: a Result or .variants."""
+    df = _variants(result)
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+    ax.scatter(df[cost], df[time], color=_COLOURS["compute"])
+    for _, row in df.iterrows():
+        ax.annotate(str(row["variant"]), (row[cost], row[time]), fontsize=7, xytext=(4, 4), textcoords="offset points")
+    front = pareto(df, time, cost)
+    ax.plot(front[cost], front[time], color=_COLOURS["DP"], drawstyle="steps-post", label="frontier")
+    ax.set_xlabel(cost.replace("_", " "))
+    ax.set_ylabel(time.replace("_", " "))
+    ax.set_title(title or "time against money")
+    ax.legend(fontsize=8)
+    ax.figure.tight_layout()
+    return ax.figure
+
+
 def busbw(df, measured=None, ax=None, by=None, title=None):
     """busbw (GB/s) against size (bytes, log2 x axis). `df`: weft.collective()'s table (or several,
     with a column `by` naming each curve); `measured`: rows with size or bytes and busbw_GBps

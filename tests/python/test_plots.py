@@ -25,6 +25,14 @@ def test_result_plots(tmp_path, training_result, small_traffic):
     _saved(weft.plot.fct(weft.run(small_traffic)), tmp_path / "fct.png")
 
 
+def test_frontier(tmp_path):
+    # Hand-made: b is faster and dearer than a, c is dearer and slower than b (not on the frontier).
+    df = pd.DataFrame({"variant": ["a", "b", "c"], "step_ms": [30.0, 10.0, 20.0],
+                       "capital_usd": [1.0, 2.0, 3.0]})
+    assert list(weft.plot.pareto(df)["variant"]) == ["a", "b"]
+    _saved(weft.plot.frontier(df), tmp_path / "frontier.png")
+
+
 def test_busbw_with_measured(tmp_path, root):
     df = weft.collective(system="dgx-h100", nodes=1, sizes=("1M", "256M"), factor=4)
     measured = pd.read_csv(root.parent / "shared" / "validation" / "collectives.csv")
