@@ -95,6 +95,29 @@ void PacketFabric::build_ports() {
     if (t.node(n).kind == NodeKind::network_switch) buffer_size_[n] = config_.switches.buffer.count();
     if (t.node(n).kind == NodeKind::nic) buffer_size_[n] = kNicBuffer;
   }
+  check_static_pfc_fits(t);
+}
+
+// With a static XOFF a switch must hold XOFF plus the headroom of every lossless ingress port at
+// once (an incast from all of them pauses only past XOFF); a smaller shared buffer drops what PFC
+// was to keep, which a lossless transport never recovers: say so before running.
+void PacketFabric::check_static_pfc_fits(const Topology& t) const {
+  if (!config_.pfc.enabled || config_.pfc.dynamic) return;
+  std::vector<uint64_t> need(t.node_count(), 0);
+  std::vector<uint32_t> ports(t.node_count(), 0);
+  for (const Port& p : ports_) {
+    if (p.control != Control::pfc) continue;
+    need[p.to] += config_.pfc.xoff.count() + p.headroom;
+    ++ports[p.to];
+  }
+  for (NodeIndex n = 0; n < t.node_count(); ++n) {
+    if (t.node(n).kind != NodeKind::network_switch || need[n] <= buffer_size_[n]) continue;
+    throw ConfigError(fmt::format(
+        "packet.pfc: switch {} has {} lossless ports; static xoff {} B plus headroom on each needs {} B, more than "
+        "its {} B buffer (packet.switches.buffer): PFC could not keep it lossless. Lower xoff, raise the buffer, or "
+        "use the dynamic threshold (pfc.dynamic: true)",
+        t.node(n).name, ports[n], config_.pfc.xoff.count(), need[n], buffer_size_[n]));
+  }
 }
 
 // PFC headroom: what arrives after the pause is sent: a frame being sent at each end, the pause

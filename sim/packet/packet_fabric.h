@@ -184,6 +184,7 @@ class PacketFabric final : public Fabric {
   void build_ports();
   Control control_of(LinkKind kind) const;
   uint32_t wire_bytes(const Port& port, const Packet& p) const;
+  void check_static_pfc_fits(const Topology& t) const;
   uint64_t headroom_for(const Port& port, LinkId link) const;
   uint32_t allocate_packet();
   void free_packet(uint32_t p);
