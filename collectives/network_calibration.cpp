@@ -33,6 +33,8 @@ NetworkCalibration load_network_calibration(const std::string& path) {
   }
   NetworkCalibration c;
   c.source = top.string_or("source", path);
+  c.gpu = top.string_or("gpu", "");
+  if (top.has("launch_overhead_us")) c.launch_us = top.real("launch_overhead_us");
   if (!top.has("series")) return c;
   for (const YamlMap& s : top.list_of_maps("series")) {
     CalibratedSeries f{s.string("kind"), s.string("op"), static_cast<uint32_t>(s.unsigned_integer("ranks")),

@@ -29,6 +29,8 @@ struct CalibratedSeries {
 
 struct NetworkCalibration {
   std::string source;
+  std::string gpu;                  // catalogue GPU the measurements ran on ("" when none)
+  std::optional<double> launch_us;  // launch overhead, when measured
   std::vector<CalibratedSeries> series;
   // The fitted time, or none when no series has this key.
   std::optional<Time> time(std::string_view kind, std::string_view op, uint32_t ranks, std::string_view algorithm,

@@ -1,5 +1,7 @@
 #include "executor/calibrate.h"
 
+#include "collectives/network_calibration.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -294,25 +296,20 @@ std::string network_profile_yaml(const NetworkProfile& p) {
   return out;
 }
 
+// The file is read by the simulator's reader (collectives/network_calibration.h), the one reader of
+// the format; the fits come back as SeriesFit for prediction here.
 NetworkProfile load_network_profile(const std::string& path) {
-  const YamlMap top = YamlMap::load_file(path);
-  if (top.string_or("format", "") != "weft-network-profile" || top.unsigned_integer("version") != 1) {
-    throw ConfigError(fmt::format("{}: not a weft-network-profile version 1 (write it with weft calibrate)", top.where()));
-  }
+  const NetworkCalibration c = load_network_calibration(path);
   NetworkProfile p;
-  p.source = top.string_or("source", path);
-  p.gpu = top.string_or("gpu", "");
-  if (top.has("launch_overhead_us")) p.launch_us = top.real("launch_overhead_us");
-  if (top.has("series")) {
-    for (const YamlMap& s : top.list_of_maps("series")) {
-      SeriesFit f{s.string("kind"), s.string("op"), static_cast<uint32_t>(s.unsigned_integer("ranks")),
-                  s.string_or("algorithm", ""), s.string_or("protocol", ""), s.string_or("link", ""), {}};
-      f.fit.alpha_us = s.real("alpha_us");
-      const double beta = s.real("beta_GBps");
-      f.fit.us_per_byte = beta > 0 ? 1e-3 / beta : 0;
-      f.from_bytes = s.has("from_bytes") ? s.real("from_bytes") : 0;
-      p.series.push_back(f);
-    }
+  p.source = c.source;
+  p.gpu = c.gpu;
+  p.launch_us = c.launch_us;
+  for (const CalibratedSeries& s : c.series) {
+    SeriesFit f{s.kind, s.op, s.ranks, s.algorithm, s.protocol, s.link, {}};
+    f.fit.alpha_us = s.alpha_us;
+    f.fit.us_per_byte = 1e-3 / s.beta_GBps;
+    f.from_bytes = s.from_bytes;
+    p.series.push_back(f);
   }
   return p;
 }

@@ -1,5 +1,8 @@
 #include "executor/lower.h"
 
+#include "collectives/network_calibration.h"
+#include "sim/core/names.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -17,20 +20,11 @@
 namespace weft {
 namespace {
 
-std::string lower_case(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // self: one rank; intra: every rank's GPU in one host; inter: the data crosses the network.
 std::string link_class(const std::vector<uint32_t>& ranks, const Workload& w, const Topology& topology) {
-  if (ranks.size() <= 1) return "self";
-  const int32_t host = topology.node(topology.gpus()[w.gpu_of_rank[ranks.front()]]).host;
-  for (uint32_t r : ranks) {
-    if (host < 0 || topology.node(topology.gpus()[w.gpu_of_rank[r]]).host != host) return "inter";
-  }
-  return "intra";
+  std::vector<NodeIndex> gpus;
+  for (uint32_t r : ranks) gpus.push_back(topology.gpus()[w.gpu_of_rank[r]]);
+  return weft::link_class(gpus, topology);  // the simulator's classes, so calibrated series match
 }
 
 std::string dtype_for(uint64_t bytes, uint32_t element) {
@@ -57,8 +51,8 @@ void record_choice(LoweredOp& o, CollectiveOp op, const Topology& topology, cons
   }
   try {
     const CollectivePlan plan = plan_collective(op, Bytes(o.bytes), topology, spec, gpus);
-    o.algorithm = lower_case(to_string(plan.choice.algorithm));
-    o.protocol = lower_case(to_string(plan.choice.protocol));
+    o.algorithm = lowercase(to_string(plan.choice.algorithm));
+    o.protocol = lowercase(to_string(plan.choice.protocol));
     o.channels = std::max<uint32_t>(1, plan.choice.channels);
   } catch (const ConfigError&) {
     o.algorithm = "ring";
@@ -75,7 +69,7 @@ LoweredOp lower_op(const Workload& w, uint32_t rank, uint32_t index, uint32_t el
   o.stream = op.stream;
   o.deps.assign(p.deps.begin() + op.first_dep, p.deps.begin() + op.first_dep + op.dep_count);
   if (op.label < w.labels.size()) o.label = w.labels[op.label];
-  o.group = lower_case(to_string(op.group));
+  o.group = lowercase(to_string(op.group));
   switch (op.kind) {
     case OpKind::compute:
       o.kind = LoweredKind::compute;
@@ -133,7 +127,7 @@ Lowered lower_workload(const Workload& w, const Topology& topology, const Cluste
   s.gpu = gpu;
   const catalogue::GpuSpec* gpu_spec = gpu.empty() ? nullptr : &catalogue::gpu(gpu);
   for (const Communicator& c : w.communicators) {
-    s.comms.push_back({c.ranks, lower_case(to_string(c.group)), link_class(c.ranks, w, topology)});
+    s.comms.push_back({c.ranks, lowercase(to_string(c.group)), link_class(c.ranks, w, topology)});
   }
   std::map<std::tuple<uint32_t, CollectiveOp, uint64_t>, LoweredOp> choices;  // one plan per (comm, op, size)
   for (uint32_t rank = 0; rank < w.ranks(); ++rank) {
