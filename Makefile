@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: run test test-asan bench validate deps build clean fuzz
+.PHONY: run test test-asan bench validate deps build clean fuzz goldens
 
 deps:
 	@scripts/install-deps
@@ -20,6 +20,11 @@ run: build
 # Builds and runs every test (unit, validation, e2e).
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Rewrites the golden outputs of tests/golden (GOLDEN=PATTERN for some): an intended change of a printed
+# number updates its golden in the same commit, with the reason in the message.
+goldens: build
+	@tests/golden/record.sh $(BUILD)/weft . $(GOLDEN)
 
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer (less the `slow` label).
 test-asan: deps
