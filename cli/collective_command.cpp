@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "scenarios/network_calibration_reader.h"
 #include "cli/commands.h"
 #include "cli/system_options.h"
 #include "collectives/network_calibration.h"

@@ -14,10 +14,7 @@ Action add_systems_command(CLI::App& app);
 Action add_topo_command(CLI::App& app);
 Action add_trace_command(CLI::App& app);
 Action add_plan_command(CLI::App& app);
-// In executor/ (issue 9).
-Action add_lower_command(CLI::App& app);
-Action add_calibrate_command(CLI::App& app);
-Action add_compare_real_command(CLI::App& app);
 Action add_validate_command(CLI::App& app);
+// The executor layer's subcommands (lower, calibrate, compare-real) are in executor/commands.h.
 
 }  // namespace weft::cli

@@ -1,8 +1,10 @@
-// weft: the command line. The only place (with the Python bindings) that catches and prints.
+// weft: the command line. The only place (with the Python bindings) that catches and prints, and the
+// one file that sees both the CLI and the executor layers (cli/CMakeLists.txt).
 #include <cstdio>
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "executor/commands.h"
 #include "sim/core/engine.h"
 #include "sim/core/errors.h"
 

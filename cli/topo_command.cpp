@@ -10,7 +10,7 @@
 #include "cli/system_options.h"
 #include "cost/bill_of_materials.h"
 #include "cost/cost_report.h"
-#include "cost/cost_section.h"
+#include "scenarios/cost_section.h"
 #include "scenarios/scenario.h"
 #include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"

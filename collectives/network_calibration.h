@@ -37,9 +37,6 @@ struct NetworkCalibration {
                            std::string_view protocol, std::string_view link, uint64_t bytes) const;
 };
 
-// ConfigError with file:line:column for a file that is not a weft-network-profile version 1.
-NetworkCalibration load_network_calibration(const std::string& path);
-
 // "self" (one GPU), "intra" (all on one host), "inter".
 std::string link_class(std::span<const NodeIndex> gpus, const Topology& topology);
 

@@ -2,7 +2,7 @@
 // market reports or reseller listings rather than a published list price, "[unverified: ...]" a
 // recollection not checked against its source. Prices are USD at purchase (or per hour of rent),
 // without support contracts, tax or installation. A scenario's `cost: prices:` section overrides
-// any entry (cost_section.h): a buyer's own quote always wins.
+// any entry (scenarios/cost_section.h): a buyer's own quote always wins.
 #include "cost/prices.h"
 
 #include <array>

@@ -1,7 +1,7 @@
 // The price book: what each item of a bill of materials costs to buy (USD) or rent (USD per hour),
 // and what it draws (W), each figure with its source and date. Items are named by dotted keys,
 // "category.name" (gpu.rtx-3090, nic.cx7, switch.ib-400g-64p, cable.dac-400g, ...), the same path a
-// scenario's `cost: prices:` section uses to override them (cost_section.h). The data is in prices.cpp.
+// scenario's `cost: prices:` section uses to override them (scenarios/cost_section.h). The data is in prices.cpp.
 #pragma once
 
 #include <map>

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "scenarios/compute_profile_reader.h"
+#include "scenarios/network_calibration_reader.h"
 #include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"
 #include "topologies/catalogue/gpus.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
+#include "executor/commands.h"
 #include "executor/calibrate.h"
 #include "executor/compare.h"
 #include "sim/core/errors.h"

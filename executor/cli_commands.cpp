@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/commands.h"
+#include "executor/commands.h"
 #include "executor/calibrate.h"
 #include "executor/lower.h"
 #include "scenarios/scenario.h"

@@ -12,7 +12,7 @@
 
 #include "collectives/collective_op.h"
 #include "collectives/ring.h"
-#include "cost/cost_section.h"
+#include "scenarios/cost_section.h"
 #include "cost/plan.h"
 #include "scenarios/training_reader.h"
 #include "scenarios/traffic.h"
@@ -64,7 +64,7 @@ struct Scenario {
   // `compare:` variants, run after this one (the baseline) and shown side by side.
   std::string baseline = "baseline";  // the baseline's column name (`compare_baseline:`)
   std::vector<ScenarioVariant> compare;
-  // `cost:` (cost/cost_section.h): prices over the bundled book and the assumptions; defaults when
+  // `cost:` (scenarios/cost_section.h): prices over the bundled book and the assumptions; defaults when
   // absent. A missing price is an error only when the scenario has a cost: section.
   cost::CostSettings cost;
   bool has_cost_section = false;

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "scenarios/compute_profile_reader.h"
+#include "scenarios/network_calibration_reader.h"
 #include "scenarios/scenario.h"
 #include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"

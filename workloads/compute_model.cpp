@@ -6,27 +6,21 @@
 #include <cctype>
 #include <cmath>
 
-#include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"
 #include "sim/core/names.h"
 
 namespace weft {
-namespace {
 
-constexpr std::array<std::string_view, 5> kPrecisionNames = {"fp32", "tf32", "bf16", "fp16", "fp8"};
-
-// One row per efficiency field, so reading, merging and clearing are written once.
-struct Field {
-  const char* key;
-  double Efficiencies::*value;
-  std::optional<double> EfficiencyOverrides::*set;
-};
-constexpr Field kFields[] = {
+const EfficiencyField kEfficiencyFields[4] = {
     {"gemm", &Efficiencies::gemm, &EfficiencyOverrides::gemm},
     {"gemm_fp8", &Efficiencies::gemm_fp8, &EfficiencyOverrides::gemm_fp8},
     {"attention", &Efficiencies::attention, &EfficiencyOverrides::attention},
     {"memory", &Efficiencies::memory, &EfficiencyOverrides::memory},
 };
+
+namespace {
+
+constexpr std::array<std::string_view, 5> kPrecisionNames = {"fp32", "tf32", "bf16", "fp16", "fp8"};
 
 bool iequals(std::string_view a, std::string_view b) {
   return std::ranges::equal(a, b, [](char x, char y) {
@@ -70,38 +64,21 @@ std::vector<GpuEfficiencies> default_gpu_entries() {
   };
 }
 
-double fraction(const YamlMap& m, const std::string& key) {
-  const double v = m.real(key);
-  if (!(v > 0 && v <= 1)) {
-    throw ConfigError(fmt::format("{}: {}: expected a fraction in (0, 1], got {}", m.where(key), key, v));
-  }
-  return v;
-}
-
-EfficiencyOverrides read_overrides(const YamlMap& m) {
-  EfficiencyOverrides o;
-  for (const Field& f : kFields) {
-    if (m.has(f.key)) o.*f.set = fraction(m, f.key);
-  }
-  m.reject_unknown_keys();
-  return o;
-}
-
 void apply(const EfficiencyOverrides& from, Efficiencies& to) {
-  for (const Field& f : kFields) {
+  for (const EfficiencyField& f : kEfficiencyFields) {
     if (from.*f.set) to.*f.value = *(from.*f.set);
   }
 }
 
 void apply(const EfficiencyOverrides& from, EfficiencyOverrides& to) {
-  for (const Field& f : kFields) {
+  for (const EfficiencyField& f : kEfficiencyFields) {
     if (from.*f.set) to.*f.set = from.*f.set;
   }
 }
 
 // A field the file sets for every GPU beats weft's built-in per-GPU value of that field.
 void clear(const EfficiencyOverrides& by, EfficiencyOverrides& from) {
-  for (const Field& f : kFields) {
+  for (const EfficiencyField& f : kEfficiencyFields) {
     if (by.*f.set) (from.*f.set).reset();
   }
 }
@@ -111,35 +88,6 @@ GpuEfficiencies& entry_for(ComputeProfile& p, std::string_view gpu) {
     if (g.gpu == gpu) return g;
   }
   return p.gpus.emplace_back(GpuEfficiencies{std::string(gpu), {}, ""});
-}
-
-void read_gpus(const YamlMap& gpus, const std::string& source, ComputeProfile& p) {
-  for (const std::string& name : gpus.keys()) {
-    std::string_view canonical;
-    try {
-      canonical = catalogue::gpu(name).name;
-    } catch (const ConfigError& e) {
-      throw ConfigError(fmt::format("{}: gpus: {}", gpus.where(name), e.what()));
-    }
-    GpuEfficiencies& entry = entry_for(p, canonical);
-    apply(read_overrides(gpus.map(name)), entry.set);
-    entry.source = source;
-  }
-  gpus.reject_unknown_keys();
-}
-
-ComputeProfile read_profile(const YamlMap& top) {
-  ComputeProfile p = default_compute_profile();
-  const std::string source = top.string_or("source", top.source());
-  if (top.has("efficiency")) {
-    const EfficiencyOverrides all = read_overrides(top.map("efficiency"));
-    apply(all, p.all);
-    for (GpuEfficiencies& g : p.gpus) clear(all, g.set);
-  }
-  if (top.has("gpus")) read_gpus(top.map("gpus"), source, p);
-  top.reject_unknown_keys();
-  p.source = fmt::format("{}, over weft's defaults ({})", source, p.source);
-  return p;
 }
 
 // FLOP/s an op of class `c` runs at. Memory-bound kernels run on the fp32 vector units whatever the
@@ -221,11 +169,20 @@ ComputeProfile default_compute_profile() {
           "FlashAttention-3 arXiv:2407.08608 (attention), te42kyfo/gpu-benches STREAM triad (HBM)"};
 }
 
-ComputeProfile parse_compute_profile(const std::string& text, const std::string& source_name) {
-  return read_profile(YamlMap::parse(text, source_name));
+ComputeProfile with_profile_overrides(const ProfileOverrides& file) {
+  ComputeProfile p = default_compute_profile();
+  if (file.all) {
+    apply(*file.all, p.all);
+    for (GpuEfficiencies& g : p.gpus) clear(*file.all, g.set);
+  }
+  for (const GpuEfficiencies& g : file.gpus) {
+    GpuEfficiencies& entry = entry_for(p, g.gpu);
+    apply(g.set, entry.set);
+    entry.source = file.source;
+  }
+  p.source = fmt::format("{}, over weft's defaults ({})", file.source, p.source);
+  return p;
 }
-
-ComputeProfile load_compute_profile(const std::string& path) { return read_profile(YamlMap::load_file(path)); }
 
 Time op_time(const catalogue::GpuSpec& gpu, Precision p, OpClass c, double flops, double bytes,
              const Efficiencies& eff) {

@@ -4,7 +4,7 @@
 // built-in defaults measured in public benchmarks (sources in compute_model.cpp), overridable
 // from a calibration file.
 //
-// Profile file format (YAML, read through scenarios/yaml_reader.h; every key optional; a typo or an
+// Profile file format (YAML, read by scenarios/compute_profile_reader.h; every key optional; a typo or an
 // unknown key is an error with file:line:column):
 //
 //   source: "nsys of Llama-3-8B on 8x H100, March 2025"   # free text, reported with results
@@ -77,10 +77,24 @@ struct ComputeProfile {
 // weft's defaults: public measurements, cited in compute_model.cpp; not fitted to
 // ../shared/validation/training.csv, which stays a held-out check.
 ComputeProfile default_compute_profile();
-// The defaults with a profile file's values on top. ConfigError with file:line:column for bad YAML,
-// unknown keys, unknown GPUs (with the closest name) and fractions outside (0, 1].
-ComputeProfile load_compute_profile(const std::string& path);
-ComputeProfile parse_compute_profile(const std::string& text, const std::string& source_name);
+// One row per efficiency field (its key in a profile file), so reading, merging and clearing are
+// written once.
+struct EfficiencyField {
+  const char* key;
+  double Efficiencies::*value;
+  std::optional<double> EfficiencyOverrides::*set;
+};
+extern const EfficiencyField kEfficiencyFields[4];
+
+// What a profile file sets: `efficiency` for every GPU, `gpus` per catalogue GPU (canonical names).
+struct ProfileOverrides {
+  std::optional<EfficiencyOverrides> all;
+  std::vector<GpuEfficiencies> gpus;  // in file order; `source` unused
+  std::string source;
+};
+
+// The defaults with a profile file's values on top (the precedence above).
+ComputeProfile with_profile_overrides(const ProfileOverrides& file);
 
 // Time of one op on one GPU, rounded up to the picosecond. flops and bytes are >= 0.
 Time op_time(const catalogue::GpuSpec& gpu, Precision p, OpClass c, double flops, double bytes,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include "scenarios/compute_profile_reader.h"
 #include "executor/calibrate.h"
 #include "executor/compare.h"
 #include "sim/core/errors.h"

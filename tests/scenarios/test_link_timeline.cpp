@@ -8,7 +8,7 @@
 
 #include "scenarios/chrome_trace.h"
 #include "sim/link_timeline.h"
-#include "small_model.h"
+#include "tests/small_model.h"
 #include "topologies/catalogue/gpus.h"
 #include "topologies/systems.h"
 #include "workloads/training.h"

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "scenarios/chrome_trace.h"
-#include "small_model.h"
+#include "tests/small_model.h"
 #include "scenarios/output_files.h"
 #include "topologies/catalogue/gpus.h"
 #include "topologies/systems.h"

@@ -3,7 +3,7 @@
 
 #include "cost/bill_of_materials.h"
 #include "cost/cluster_cost.h"
-#include "cost/cost_section.h"
+#include "scenarios/cost_section.h"
 #include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"
 #include "topologies/systems.h"

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "scenarios/network_calibration_reader.h"
 #include "collectives/network_calibration.h"
 #include "scenarios/run_scenario.h"
 #include "scenarios/scenario.h"

@@ -4,7 +4,7 @@
 Writes OUT_DIR/rank{r}.json.gz, one Chrome trace per rank, as Debian's python3-torch writes it
 (1.13.1: a bare JSON array of events, no "traceEvents" object). Run with Debian's interpreter:
 
-    /usr/bin/python3 tests/traces/gloo/record_gloo_ddp.py OUT_DIR
+    /usr/bin/python3 tests/workloads/traces/gloo/record_gloo_ddp.py OUT_DIR
 
 Exit status 77 when torch (or its gloo backend) is not importable, so ctest can report a skip.
 

@@ -1,4 +1,4 @@
-#include "cost/cost_section.h"
+#include "scenarios/cost_section.h"
 
 #include <algorithm>
 #include <fmt/format.h>

@@ -5,7 +5,7 @@
 #include <map>
 
 #include "sim/core/errors.h"
-#include "small_model.h"
+#include "tests/small_model.h"
 #include "topologies/catalogue/gpus.h"
 #include "scenarios/scenario.h"
 #include "topologies/systems.h"

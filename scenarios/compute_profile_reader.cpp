@@ -1,0 +1,59 @@
+#include "scenarios/compute_profile_reader.h"
+
+#include <fmt/format.h>
+
+#include "scenarios/yaml_reader.h"
+#include "sim/core/errors.h"
+#include "topologies/catalogue/gpus.h"
+
+namespace weft {
+namespace {
+
+double fraction(const YamlMap& m, const std::string& key) {
+  const double v = m.real(key);
+  if (!(v > 0 && v <= 1)) {
+    throw ConfigError(fmt::format("{}: {}: expected a fraction in (0, 1], got {}", m.where(key), key, v));
+  }
+  return v;
+}
+
+EfficiencyOverrides read_overrides(const YamlMap& m) {
+  EfficiencyOverrides o;
+  for (const EfficiencyField& f : kEfficiencyFields) {
+    if (m.has(f.key)) o.*f.set = fraction(m, f.key);
+  }
+  m.reject_unknown_keys();
+  return o;
+}
+
+void read_gpus(const YamlMap& gpus, ProfileOverrides& file) {
+  for (const std::string& name : gpus.keys()) {
+    std::string_view canonical;
+    try {
+      canonical = catalogue::gpu(name).name;
+    } catch (const ConfigError& e) {
+      throw ConfigError(fmt::format("{}: gpus: {}", gpus.where(name), e.what()));
+    }
+    file.gpus.push_back(GpuEfficiencies{std::string(canonical), read_overrides(gpus.map(name)), ""});
+  }
+  gpus.reject_unknown_keys();
+}
+
+ComputeProfile read_profile(const YamlMap& top) {
+  ProfileOverrides file;
+  file.source = top.string_or("source", top.source());
+  if (top.has("efficiency")) file.all = read_overrides(top.map("efficiency"));
+  if (top.has("gpus")) read_gpus(top.map("gpus"), file);
+  top.reject_unknown_keys();
+  return with_profile_overrides(file);
+}
+
+}  // namespace
+
+ComputeProfile parse_compute_profile(const std::string& text, const std::string& source_name) {
+  return read_profile(YamlMap::parse(text, source_name));
+}
+
+ComputeProfile load_compute_profile(const std::string& path) { return read_profile(YamlMap::load_file(path)); }
+
+}  // namespace weft

@@ -1,0 +1,15 @@
+// Compute profile files (format in workloads/compute_model.h), read through the one YAML door.
+#pragma once
+
+#include <string>
+
+#include "workloads/compute_model.h"
+
+namespace weft {
+
+// The defaults with a profile file's values on top. ConfigError with file:line:column for bad YAML,
+// unknown keys, unknown GPUs (with the closest name) and fractions outside (0, 1].
+ComputeProfile load_compute_profile(const std::string& path);
+ComputeProfile parse_compute_profile(const std::string& text, const std::string& source_name);
+
+}  // namespace weft
