@@ -2,11 +2,11 @@
 // --nodes 16 -b 8 -e 8G -f 2`, flow fabric), one row per size with the simulated time and what the
 // simulation cost: wall seconds, transfers, engine events, max-min solves.
 // Usage: weft_collective_sweep_scale [SYSTEM] [NODES] [MIN_BYTES] [MAX_BYTES] [FABRIC].
+#include <sys/resource.h>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <sys/resource.h>
 
 #include "collectives/plan.h"
 #include "collectives/simulate.h"

@@ -57,7 +57,7 @@ struct Args {
   int senders = 16;
   uint64_t bytes = 10'000'000;  // per sender
   double rate_gbps = 100;
-  double delay_us = 1;          // per link, one way
+  double delay_us = 1;  // per link, one way
 };
 
 bool parse(int argc, char** argv, Args& args) {
@@ -146,25 +146,24 @@ int main(int argc, char** argv) {
   try {
     const WeftResult w = run_weft(args, rate_bps, delay_ps);
     const weft::FabricStats& s = w.stats;
-    std::printf("%s: weft(%s) wall_s=%.6f cpu_s=%.6f simulated_us=%.3f transfers_done=%" PRIu64 "/%d"
+    std::printf("%s: weft(%s) wall_s=%.6f cpu_s=%.6f simulated_us=%.3f transfers_done=%" PRIu64
+                "/%d"
                 " packet_hops=%" PRIu64 " packets_sent=%" PRIu64 " drops=%" PRIu64 " ecn_marks=%" PRIu64
                 " pause_frames=%" PRIu64 " events=%" PRIu64 " hops_per_cpu_s=%.4g events_per_s=%.4g\n",
-                label, args.fabric.c_str(), w.wall_seconds, w.cpu_seconds, w.last_done.microseconds(),
-                s.transfers_done, args.senders, s.packet_hops, s.packets_sent, s.drops, s.ecn_marks, s.pause_frames,
-                w.events, per(static_cast<double>(s.packet_hops), w.cpu_seconds),
+                label, args.fabric.c_str(), w.wall_seconds, w.cpu_seconds, w.last_done.microseconds(), s.transfers_done,
+                args.senders, s.packet_hops, s.packets_sent, s.drops, s.ecn_marks, s.pause_frames, w.events,
+                per(static_cast<double>(s.packet_hops), w.cpu_seconds),
                 per(static_cast<double>(w.events), w.wall_seconds));
     std::fflush(stdout);
     if (s.transfers_done != static_cast<uint64_t>(args.senders)) {
-      std::fprintf(stderr, "%s: weft finished %" PRIu64 " of %d transfers\n", argv[0], s.transfers_done,
-                   args.senders);
+      std::fprintf(stderr, "%s: weft finished %" PRIu64 " of %d transfers\n", argv[0], s.transfers_done, args.senders);
       return 1;
     }
 #ifndef WEFT_WITHOUT_NS3
     const weft::bench::Ns3IncastResult n =
         weft::bench::ns3_incast(args.senders, args.bytes, static_cast<double>(rate_bps), args.delay_us * 1e-6);
-    std::printf("%s: ns-3 DCTCP+RED wall_s=%.6f cpu_s=%.6f simulated_us=%.3f%s packets=%" PRIu64
-                " packet_hops=%" PRIu64 " drops=%" PRIu64 " ecn_marks=%" PRIu64 " events=%" PRIu64
-                " hops_per_cpu_s=%.4g events_per_s=%.4g\n",
+    std::printf("%s: ns-3 DCTCP+RED wall_s=%.6f cpu_s=%.6f simulated_us=%.3f%s packets=%" PRIu64 " packet_hops=%" PRIu64
+                " drops=%" PRIu64 " ecn_marks=%" PRIu64 " events=%" PRIu64 " hops_per_cpu_s=%.4g events_per_s=%.4g\n",
                 label, n.wall_seconds, n.cpu_seconds, n.simulated_seconds * 1e6, n.complete ? "" : " (INCOMPLETE)",
                 n.packets_delivered, n.packet_hops, n.drops, n.ecn_marks, n.events,
                 per(static_cast<double>(n.packet_hops), n.cpu_seconds),

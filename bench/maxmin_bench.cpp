@@ -30,7 +30,8 @@ void BM_MaxMinAllToAll(benchmark::State& state) {
   weft::MaxMinSolver solver;
   for (auto _ : state) {
     solver.clear();
-    for (uint32_t i = 0; i < 2 * n; ++i) solver.add_link(100'000'000'000 + 1'000'000'000ULL * (i % 7));  // uplinks, downlinks
+    for (uint32_t i = 0; i < 2 * n; ++i)
+      solver.add_link(100'000'000'000 + 1'000'000'000ULL * (i % 7));  // uplinks, downlinks
     for (uint32_t i = 0; i < n; ++i) {
       for (uint32_t j = 0; j < n; ++j) {
         if (i == j) continue;

@@ -40,10 +40,10 @@ namespace weft::bench {
 namespace {
 
 constexpr uint16_t kPort = 5000;
-constexpr uint32_t kMss = 1448;             // bytes: 1500 - 20 (IPv4) - 20 (TCP) - 12 (timestamp option)
+constexpr uint32_t kMss = 1448;              // bytes: 1500 - 20 (IPv4) - 20 (TCP) - 12 (timestamp option)
 constexpr uint32_t kSocketBuffer = 4 << 20;  // bytes, send and receive
-constexpr uint32_t kDataPacketMin = 100;    // bytes at the device: above any pure ACK, SYN or FIN (< 90 B)
-constexpr double kSafetyStop = 100.0;       // simulated seconds: give up if the transfers never finish
+constexpr uint32_t kDataPacketMin = 100;     // bytes at the device: above any pure ACK, SYN or FIN (< 90 B)
+constexpr double kSafetyStop = 100.0;        // simulated seconds: give up if the transfers never finish
 
 double process_cpu_seconds() {
   timespec ts{};
@@ -128,20 +128,19 @@ Ns3IncastResult ns3_incast(int senders, uint64_t bytes_per_sender, double rate_b
   // which installs the default queue disc on every device that has none.
   const NetDeviceContainer bottleneck = p2p.Install(router, receiver);  // 0: router's egress, 1: receiver
   count_hops(bottleneck);
-  bottleneck.Get(1)->TraceConnectWithoutContext("PhyRxEnd",
-                                                MakeCallback(&Counters::on_receiver_phy_rx, &counters));
+  bottleneck.Get(1)->TraceConnectWithoutContext("PhyRxEnd", MakeCallback(&Counters::on_receiver_phy_rx, &counters));
   TrafficControlHelper red;
-  red.SetRootQueueDisc("ns3::RedQueueDisc",                                   //
-                       "UseEcn", BooleanValue(true),                          // ECT packets are marked, not dropped
-                       "UseHardDrop", BooleanValue(false),                    // mark above MaxTh too
-                       "Gentle", BooleanValue(true),                          // ramp to 1 at 2 * MaxTh
-                       "QW", DoubleValue(1.0),                                // instantaneous queue
-                       "MinTh", DoubleValue(65),                              // packets
-                       "MaxTh", DoubleValue(66),                              // packets
-                       "MaxSize", QueueSizeValue(QueueSize("4000p")),         //
-                       "MeanPktSize", UintegerValue(1500),                    // bytes
-                       "LinkBandwidth", DataRateValue(DataRate(static_cast<uint64_t>(rate_bps))),
-                       "LinkDelay", TimeValue(Seconds(link_delay_s)));
+  red.SetRootQueueDisc("ns3::RedQueueDisc",                            //
+                       "UseEcn", BooleanValue(true),                   // ECT packets are marked, not dropped
+                       "UseHardDrop", BooleanValue(false),             // mark above MaxTh too
+                       "Gentle", BooleanValue(true),                   // ramp to 1 at 2 * MaxTh
+                       "QW", DoubleValue(1.0),                         // instantaneous queue
+                       "MinTh", DoubleValue(65),                       // packets
+                       "MaxTh", DoubleValue(66),                       // packets
+                       "MaxSize", QueueSizeValue(QueueSize("4000p")),  //
+                       "MeanPktSize", UintegerValue(1500),             // bytes
+                       "LinkBandwidth", DataRateValue(DataRate(static_cast<uint64_t>(rate_bps))), "LinkDelay",
+                       TimeValue(Seconds(link_delay_s)));
   const QueueDiscContainer red_queue = red.Install(bottleneck.Get(0));
 
   Ipv4AddressHelper addresses;

@@ -19,10 +19,10 @@ struct Ns3IncastResult {
   // Data packets received by the receiver's point-to-point device (IP packets of more than 100 bytes,
   // so pure ACKs, SYNs and FINs are not counted; retransmitted copies are).
   uint64_t packets_delivered = 0;
-  uint64_t packet_hops = 0;      // PhyTxEnd on every device: data and ACK packets that crossed one link
-  uint64_t events = 0;           // Simulator::GetEventCount(): events executed by Run()
-  uint64_t ecn_marks = 0;        // RED marks at the bottleneck egress
-  uint64_t drops = 0;            // RED drops at the bottleneck egress
+  uint64_t packet_hops = 0;  // PhyTxEnd on every device: data and ACK packets that crossed one link
+  uint64_t events = 0;       // Simulator::GetEventCount(): events executed by Run()
+  uint64_t ecn_marks = 0;    // RED marks at the bottleneck egress
+  uint64_t drops = 0;        // RED drops at the bottleneck egress
 };
 
 // `senders` hosts each BulkSend `bytes_per_sender` bytes to one receiver; every host has one

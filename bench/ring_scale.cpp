@@ -1,11 +1,11 @@
 // Whole-run benchmark: ring all-reduce of 1 GiB on one switch (400 Gb/s, 1 us per hop) on the flow
 // fabric. Usage: weft_ring_scale RANKS [BYTES] [FABRIC]. Run one size per process so that the peak
 // memory (getrusage maxrss) belongs to that size.
+#include <sys/resource.h>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <sys/resource.h>
 
 #include "collectives/ring.h"
 #include "collectives/simulate.h"
@@ -31,11 +31,11 @@ int main(int argc, char** argv) {
   getrusage(RUSAGE_SELF, &usage);
   double build_s = std::chrono::duration<double>(t1 - t0).count();
   double run_s = std::chrono::duration<double>(t2 - t1).count();
-  std::printf("ranks=%u bytes=%llu fabric=%s transfers=%llu events=%llu simulated_s=%.9f build_s=%.3f run_s=%.3f "
-              "transfers_per_s=%.3g peak_rss_MiB=%.1f\n",
-              ranks, static_cast<unsigned long long>(bytes), fabric.c_str(),
-              static_cast<unsigned long long>(r.transfers), static_cast<unsigned long long>(r.events),
-              r.time.seconds(), build_s, run_s, static_cast<double>(r.transfers) / run_s,
-              static_cast<double>(usage.ru_maxrss) / 1024.0);
+  std::printf(
+      "ranks=%u bytes=%llu fabric=%s transfers=%llu events=%llu simulated_s=%.9f build_s=%.3f run_s=%.3f "
+      "transfers_per_s=%.3g peak_rss_MiB=%.1f\n",
+      ranks, static_cast<unsigned long long>(bytes), fabric.c_str(), static_cast<unsigned long long>(r.transfers),
+      static_cast<unsigned long long>(r.events), r.time.seconds(), build_s, run_s,
+      static_cast<double>(r.transfers) / run_s, static_cast<double>(usage.ru_maxrss) / 1024.0);
   return 0;
 }

@@ -30,13 +30,14 @@ int main(int argc, char** argv) {
   weft::SimulationResult ours = weft::simulate(schedule, topology, {"flow", 1, {}, nullptr});
   double weft_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  weft::bench::SimgridRingResult theirs = weft::bench::simgrid_ring_all_reduce(
-      static_cast<int>(ranks), static_cast<double>(bytes), rate_bps, latency_s);
+  weft::bench::SimgridRingResult theirs =
+      weft::bench::simgrid_ring_all_reduce(static_cast<int>(ranks), static_cast<double>(bytes), rate_bps, latency_s);
 
   double rel = (ours.time.seconds() - theirs.simulated_seconds) / theirs.simulated_seconds;
-  std::printf("ranks=%u bytes=%llu weft_simulated_s=%.9f simgrid_simulated_s=%.9f relative_difference=%.2e "
-              "weft_wall_s=%.3f simgrid_wall_s=%.3f speedup=%.1fx\n",
-              ranks, static_cast<unsigned long long>(bytes), ours.time.seconds(), theirs.simulated_seconds, rel,
-              weft_wall, theirs.wall_seconds, theirs.wall_seconds / weft_wall);
+  std::printf(
+      "ranks=%u bytes=%llu weft_simulated_s=%.9f simgrid_simulated_s=%.9f relative_difference=%.2e "
+      "weft_wall_s=%.3f simgrid_wall_s=%.3f speedup=%.1fx\n",
+      ranks, static_cast<unsigned long long>(bytes), ours.time.seconds(), theirs.simulated_seconds, rel, weft_wall,
+      theirs.wall_seconds, theirs.wall_seconds / weft_wall);
   return 0;
 }

@@ -64,8 +64,8 @@ void check_route(const sg::Host* src, const sg::Host* dst, double link_bps, doub
   double latency_s = 0.0;
   src->route_to(dst, links, &latency_s);
   const bool two_links = links.size() == 2 && links[0] != links[1];
-  const bool full_rate = std::all_of(links.begin(), links.end(),
-                                     [&](const sg::Link* l) { return l->get_bandwidth() == link_bps / 8.0; });
+  const bool full_rate =
+      std::all_of(links.begin(), links.end(), [&](const sg::Link* l) { return l->get_bandwidth() == link_bps / 8.0; });
   const double expected_latency_s = 2.0 * link_latency_s;
   const bool latency_ok = std::abs(latency_s - expected_latency_s) <= 1e-12 * std::max(1.0, expected_latency_s);
   if (!two_links || !full_rate || !latency_ok)
@@ -104,7 +104,8 @@ SimgridRingResult simgrid_ring_all_reduce(int ranks, double bytes, double link_b
   // SimGrid's Engine is a process-wide singleton that cannot be created again once destroyed, so this
   // flag guards a real process-wide resource rather than holding state of ours.
   static std::atomic<bool> engine_used{false};
-  if (engine_used.exchange(true)) throw std::logic_error("simgrid_ring_all_reduce: may be called only once per process");
+  if (engine_used.exchange(true))
+    throw std::logic_error("simgrid_ring_all_reduce: may be called only once per process");
 
   simgrid_setup::EngineArgs args("weft-simgrid-ring");
   sg::Engine engine(args.argc(), args.argv());

@@ -54,9 +54,10 @@ int main(int argc, char** argv) {
     for (size_t d = 0; d < n; ++d) hops += router.route(gpus[s], gpus[d], s * n + d).links.size();
   }
   double a2a_s = seconds_since(t2);
-  std::printf("gpus=%zu nodes=%zu links=%zu build_s=%.2f ring_routes=%zu ring_s=%.3f a2a_gpus=%zu a2a_routes=%zu "
-              "a2a_s=%.2f paths_kept=%zu peak_rss_mib=%ld (hops %zu)\n",
-              gpus.size(), t.node_count(), t.link_count(), build_s, gpus.size(), ring_s, n, n * n, a2a_s,
-              router.cached_paths(), peak_rss_mib(), hops);
+  std::printf(
+      "gpus=%zu nodes=%zu links=%zu build_s=%.2f ring_routes=%zu ring_s=%.3f a2a_gpus=%zu a2a_routes=%zu "
+      "a2a_s=%.2f paths_kept=%zu peak_rss_mib=%ld (hops %zu)\n",
+      gpus.size(), t.node_count(), t.link_count(), build_s, gpus.size(), ring_s, n, n * n, a2a_s, router.cached_paths(),
+      peak_rss_mib(), hops);
   return 0;
 }

@@ -6,12 +6,12 @@
 #include <sys/resource.h>
 #include <zlib.h>
 
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include "topologies/catalogue/gpus.h"
 #include "workloads/model.h"
@@ -53,13 +53,14 @@ void chakra(const fs::path& dir) {
   const uint64_t bytes = size_of(files);
   const double rss_before = peak_rss_mib();
   const auto t = std::chrono::steady_clock::now();
-  const Workload back = read_trace({.format = TraceFormat::chakra, .pattern = (dir / "gpt3.{rank}.et").string(),
-                                    .ranks = w.ranks()});
+  const Workload back =
+      read_trace({.format = TraceFormat::chakra, .pattern = (dir / "gpt3.{rank}.et").string(), .ranks = w.ranks()});
   const double s_read = seconds_since(t);
   size_t ops = 0;
   for (const Program& p : back.programs) ops += p.ops.size();
-  fmt::print("chakra ET: {} files, {:.1f} MB, {} ops: read in {:.2f} s = {:.0f} MB/s (target >= 100); peak RSS +{:.0f} MiB\n",
-             files.size() - 1, bytes / 1e6, ops, s_read, bytes / 1e6 / s_read, peak_rss_mib() - rss_before);
+  fmt::print(
+      "chakra ET: {} files, {:.1f} MB, {} ops: read in {:.2f} s = {:.0f} MB/s (target >= 100); peak RSS +{:.0f} MiB\n",
+      files.size() - 1, bytes / 1e6, ops, s_read, bytes / 1e6 / s_read, peak_rss_mib() - rss_before);
 }
 
 // A Kineto trace: one profiler step; per "layer" a cpu_op, a launch and a kernel, every 50 kernels
@@ -127,9 +128,10 @@ void kineto(const fs::path& dir, uint64_t megabytes) {
     const auto t = std::chrono::steady_clock::now();
     const KinetoRank r = read_kineto_file(p.string());
     const double s = seconds_since(t);
-    fmt::print("kineto JSON{}: {:.0f} MB of JSON, {} ops kept: read in {:.2f} s = {:.0f} MB/s (target >= 50); peak RSS +{:.0f} MiB\n",
-               p == gz ? " (.gz)" : "", bytes / 1e6, r.trace.nodes.size(), s, bytes / 1e6 / s,
-               peak_rss_mib() - rss_before);
+    fmt::print(
+        "kineto JSON{}: {:.0f} MB of JSON, {} ops kept: read in {:.2f} s = {:.0f} MB/s (target >= 50); peak RSS "
+        "+{:.0f} MiB\n",
+        p == gz ? " (.gz)" : "", bytes / 1e6, r.trace.nodes.size(), s, bytes / 1e6 / s, peak_rss_mib() - rss_before);
   }
   const double inflate = inflate_seconds(gz);
   fmt::print("peer: zlib alone inflates the .gz at {:.0f} MB/s of JSON\n", bytes / 1e6 / inflate);

@@ -2,10 +2,10 @@
 // 60 s and 4 GB; 16,384 GPUs under 15 minutes): generates the Programs, replays them on the flow
 // fabric with isolated collective timing, and prints wall time per phase, peak memory, ops and
 // engine events. Usage: weft_training_scale [DP] (default 8: 1,024 GPUs; 128: 16,384 GPUs).
+#include <sys/resource.h>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <sys/resource.h>
 
 #include "topologies/clusters.h"
 #include "topologies/systems.h"
@@ -59,9 +59,10 @@ int run(int argc, char** argv) {
   ReplayResult r = replay(w, topology, c, options);
   const double replay_s = seconds_since(t0);
   StepBreakdown b = breakdown(w, r, peak_flops(gpu, Precision::bf16));
-  std::printf("GPT-3 175B, TP8 PP16 DP%u on %u A100 (dgx-a100 x%d), 1F1B, %u micro-batches per rank, flow fabric, "
-              "isolated collectives\n",
-              dp, s.parallel.world(), c.nodes, micro_batches(s));
+  std::printf(
+      "GPT-3 175B, TP8 PP16 DP%u on %u A100 (dgx-a100 x%d), 1F1B, %u micro-batches per rank, flow fabric, "
+      "isolated collectives\n",
+      dp, s.parallel.world(), c.nodes, micro_batches(s));
   std::printf("  simulated step %.3f s, %.1f TFLOP/s per GPU, MFU %.1f%%\n", b.step_time.seconds(), b.tflops_per_gpu,
               100 * b.mfu);
   std::printf("  %zu ops, %llu engine events, %llu transfers\n", ops, static_cast<unsigned long long>(r.events),

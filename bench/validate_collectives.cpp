@@ -13,21 +13,21 @@
 #include <string>
 #include <vector>
 
-#include "collectives/sweep.h"
 #include "bench/csv_rows.h"
+#include "collectives/sweep.h"
 #include "sim/core/errors.h"
 #include "topologies/systems.h"
 
 namespace {
 
-using weft::bench::Row;
 using weft::bench::read_rows;
+using weft::bench::Row;
 
 // The catalogue preset that describes a measured system, from its name; "" when none does.
 std::string preset_for(const std::string& system) {
   const std::pair<const char*, const char*> known[] = {
-      {"DGX H100", "dgx-h100"},  {"H200", "hgx-h200"},     {"A100 node", "dgx-a100"},
-      {"V100-SXM2", "dgx1-v100"}, {"p4de", "aws-p4de"},   {"2080 Ti", "pcie-2080ti-nvlink"},
+      {"DGX H100", "dgx-h100"},   {"H200", "hgx-h200"}, {"A100 node", "dgx-a100"},
+      {"V100-SXM2", "dgx1-v100"}, {"p4de", "aws-p4de"}, {"2080 Ti", "pcie-2080ti-nvlink"},
   };
   for (auto [needle, preset] : known) {
     if (system.find(needle) != std::string::npos) return preset;
@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
     for (const Row& r : rows) {
       std::string preset = preset_for(r.at("system"));
       if (preset.empty()) {
-        if (std::find(skipped.begin(), skipped.end(), r.at("system")) == skipped.end()) skipped.push_back(r.at("system"));
+        if (std::find(skipped.begin(), skipped.end(), r.at("system")) == skipped.end())
+          skipped.push_back(r.at("system"));
         continue;
       }
       weft::ClusterSpec spec = weft::system_spec(preset);

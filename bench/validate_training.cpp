@@ -27,8 +27,8 @@
 
 namespace {
 
-using weft::bench::Row;
 using weft::bench::read_rows;
+using weft::bench::Row;
 
 uint32_t field_or(const Row& r, const char* key, uint32_t fallback) {
   auto it = r.find(key);
@@ -47,8 +47,8 @@ struct Sc21Script {
   bool local_ddp;
 };
 constexpr Sc21Script kSc21[] = {
-    {"1.7b", 16, 0, false}, {"3.6b", 16, 0, false},  {"7.5b", 16, 0, false},  {"18.4b", 8, 0, false},
-    {"39.1b", 4, 0, true},  {"76.1b", 2, 5, true},   {"145.6b", 2, 5, true},  {"310.1b", 1, 3, true},
+    {"1.7b", 16, 0, false}, {"3.6b", 16, 0, false}, {"7.5b", 16, 0, false}, {"18.4b", 8, 0, false},
+    {"39.1b", 4, 0, true},  {"76.1b", 2, 5, true},  {"145.6b", 2, 5, true}, {"310.1b", 1, 3, true},
     {"529.6b", 1, 1, true}, {"1008b", 1, 0, true},
 };
 
@@ -154,8 +154,11 @@ std::optional<Case> describe(const Row& r, const Options& opt, std::string& why_
   }
   Case c;
   c.gpus = field_or(r, "gpus", 0);
-  c.spec.parallel = {.tp = field_or(r, "tp", 1), .cp = field_or(r, "cp", 1), .ep = field_or(r, "ep", 1),
-                     .dp = field_or(r, "dp", 1), .pp = field_or(r, "pp", 1)};
+  c.spec.parallel = {.tp = field_or(r, "tp", 1),
+                     .cp = field_or(r, "cp", 1),
+                     .ep = field_or(r, "ep", 1),
+                     .dp = field_or(r, "dp", 1),
+                     .pp = field_or(r, "pp", 1)};
   c.spec.seq_len = field_or(r, "seq_len", 0);
   c.spec.global_batch = field_or(r, "global_batch", 0);
   c.spec.micro_batch = field_or(r, "micro_batch", 1);
@@ -205,8 +208,8 @@ Result simulate(const Case& c) {
   }
   out.predicted_s = out.step.step_time.seconds();
   // TFLOP/s as the publication counts them (SC21: with the recomputed forward), from weft's formula.
-  const double flops = weft::training_step_flops(c.spec.model, c.spec.global_batch, c.spec.seq_len,
-                                                 c.flops_with_recompute);
+  const double flops =
+      weft::training_step_flops(c.spec.model, c.spec.global_batch, c.spec.seq_len, c.flops_with_recompute);
   out.predicted_tflops = flops / out.predicted_s / c.gpus / 1e12;
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
@@ -245,12 +248,13 @@ void print_header(const Options& o) {
   std::printf("# Training-step predictions against published measurements (%s)\n", o.input.c_str());
   std::printf("# Held-out check: weft's default compute profile and catalogue, nothing fitted to these rows.\n");
   std::printf("# flow fabric, collectives timed in isolation; rows over %u GPUs skipped (--max-gpus).\n", o.max_gpus);
-  std::printf("# error = (predicted - measured) / measured; TFLOP/s counted as the source does (SC21: with recompute).\n");
+  std::printf(
+      "# error = (predicted - measured) / measured; TFLOP/s counted as the source does (SC21: with recompute).\n");
   std::printf("# SC21 rows as their scripts ran (Megatron-LM examples/sc21: fp16, full recompute, %s).\n",
               o.sc21_sp_zero1 ? "but with sequence parallelism and the distributed optimizer (--sc21-sp-zero1)"
                               : "no sequence parallelism, no distributed optimizer; --sc21-sp-zero1 adds both");
-  std::printf("%-17s %5s %-38s %8s %8s %7s %7s %7s %7s %10s %7s\n", "model", "GPUs", "plan", "meas_s", "pred_s",
-              "err", "meas_TF", "pred_TF", "err", "ops", "wall_s");
+  std::printf("%-17s %5s %-38s %8s %8s %7s %7s %7s %7s %10s %7s\n", "model", "GPUs", "plan", "meas_s", "pred_s", "err",
+              "meas_TF", "pred_TF", "err", "ops", "wall_s");
 }
 
 void print_row(const Case& c, const Result& r) {
@@ -275,11 +279,10 @@ void print_breakdown(const std::vector<std::pair<Case, Result>>& done) {
 
 void write_csv_row(std::ofstream& csv, const Case& c, const Result& r) {
   const weft::StepBreakdown& b = r.step;
-  csv << '"' << c.name << "\"," << c.spec.model.name << ',' << c.gpus << ',' << c.preset << ",\""
-      << plan_of(c.spec) << "\"," << weft::precision_name(c.spec.precision) << ',' << c.measured_s << ','
-      << r.predicted_s << ',' << (r.predicted_s - c.measured_s) / c.measured_s << ',' << c.measured_tflops << ','
-      << r.predicted_tflops << ',' << (r.predicted_tflops - c.measured_tflops) / c.measured_tflops << ','
-      << b.mean.compute.seconds();
+  csv << '"' << c.name << "\"," << c.spec.model.name << ',' << c.gpus << ',' << c.preset << ",\"" << plan_of(c.spec)
+      << "\"," << weft::precision_name(c.spec.precision) << ',' << c.measured_s << ',' << r.predicted_s << ','
+      << (r.predicted_s - c.measured_s) / c.measured_s << ',' << c.measured_tflops << ',' << r.predicted_tflops << ','
+      << (r.predicted_tflops - c.measured_tflops) / c.measured_tflops << ',' << b.mean.compute.seconds();
   for (weft::CommGroup g : kGroups) csv << ',' << b.mean.exposed[static_cast<size_t>(g)].seconds();
   csv << ',' << b.mean.idle.seconds() << ',' << r.ops << ',' << r.wall_s << ",\"" << c.choices << "\"\n";
 }
@@ -300,7 +303,8 @@ void print_summary(const std::vector<std::pair<Case, Result>>& done, const std::
     if (!worst || all.back() > std::fabs(time_error(*worst))) worst = &d;
   }
   std::printf("\nsummary: median |time error| %.1f%% over %zu rows", 100 * median(all), done.size());
-  if (worst) std::printf("; worst %s x%u: %+.1f%%", worst->first.name.c_str(), worst->first.gpus, 100 * time_error(*worst));
+  if (worst)
+    std::printf("; worst %s x%u: %+.1f%%", worst->first.name.c_str(), worst->first.gpus, 100 * time_error(*worst));
   std::printf("\n");
   for (const auto& [family, v] : families) {
     std::printf("  %-14s median |time error| %5.1f%% over %zu rows\n", family.c_str(), 100 * median(v), v.size());

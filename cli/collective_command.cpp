@@ -3,15 +3,15 @@
 #include <algorithm>
 #include <memory>
 
-#include "scenarios/network_calibration_reader.h"
 #include "cli/commands.h"
 #include "cli/system_options.h"
 #include "collectives/network_calibration.h"
 #include "collectives/plan.h"
 #include "collectives/sweep.h"
+#include "scenarios/network_calibration_reader.h"
+#include "scenarios/report.h"
 #include "sim/core/errors.h"
 #include "sim/core/names.h"
-#include "scenarios/report.h"
 #include "sim/fabric_registry.h"
 #include "topologies/builders.h"
 #include "topologies/clusters.h"
@@ -42,7 +42,7 @@ struct CollectiveArgs {
   std::string nccl_version;  // the tuner's constants
   bool channels_given = false;
   bool explain = false;
-  std::string calibration;   // PROFILE.network.yaml from weft calibrate
+  std::string calibration;  // PROFILE.network.yaml from weft calibrate
 };
 
 // --explain: what NCCL's model predicts for every (algorithm, protocol) at the largest size, and why
@@ -51,7 +51,8 @@ std::string explain(const SweepSpec& spec, const Topology& topology, const Clust
   CollectivePlan plan = plan_collective(spec.op, spec.max_bytes, topology, cluster, spec.plan);
   const TunerInput& in = plan.input;
   std::string out = fmt::format(
-      "# NCCL model ({}): {} node(s) x {} GPUs, {} {}, bw_intra {:.1f} GB/s, bw_inter {:.1f} GB/s per GPU, {} channels, "
+      "# NCCL model ({}): {} node(s) x {} GPUs, {} {}, bw_intra {:.1f} GB/s, bw_inter {:.1f} GB/s per GPU, {} "
+      "channels, "
       "NVLS {}, CollNet (SHARP) {}\n",
       nccl_version(spec.plan.version).name, in.nodes, in.gpus_per_node, to_string(in.arch),
       in.intra == IntraLink::nvlink ? "NVLink" : "PCIe", in.bw_intra_GBps, in.bw_inter_GBps, in.channels,
@@ -60,8 +61,7 @@ std::string explain(const SweepSpec& spec, const Topology& topology, const Clust
                      "proto", "predicted_us", "latency_us", "algbw_GBps", "");
   for (const Choice& c : candidates(in, spec.plan.overrides)) {
     out += fmt::format("#   {:<14} {:<7} {:>12.1f} {:>12.1f} {:>14.1f}  {}\n", to_string(c.algorithm),
-                       to_string(c.protocol), c.predicted_us, c.latency_us, c.bandwidth_GBps,
-                       c.enabled ? "" : c.why);
+                       to_string(c.protocol), c.predicted_us, c.latency_us, c.bandwidth_GBps, c.enabled ? "" : c.why);
   }
   out += fmt::format("# chosen: {}/{} with {} channels ({})\n", to_string(plan.choice.algorithm),
                      to_string(plan.choice.protocol), plan.choice.channels, plan.choice.why);
@@ -78,32 +78,35 @@ std::string bottleneck(const Topology& t, const SweepRow& row, std::string_view 
   const LinkStats* busiest = nullptr;
   double busiest_share = -1;
   for (const LinkStats& l : row.links) {
-    double share = static_cast<double>(l.wire.bits()) / (static_cast<double>(t.link(l.link).rate.bps()) * row.time.seconds());
+    double share =
+        static_cast<double>(l.wire.bits()) / (static_cast<double>(t.link(l.link).rate.bps()) * row.time.seconds());
     if (share > busiest_share) {
       busiest = &l;
       busiest_share = share;
     }
   }
   const LinkProps& link = t.link(busiest->link);
-  return fmt::format("# bottleneck at {} bytes: {} -> {} ({}, {:.1f} Gb/s): {:.1f}% utilised over {:.1f} us, {} bytes "
-                     "on the wire\n",
-                     row.size.count(), t.node(t.link_source(busiest->link)).name,
-                     t.node(t.link_target(busiest->link)).name, to_string(link.kind), link.rate.bps() / 1e9,
-                     100 * busiest_share, row.time.microseconds(), busiest->wire.count());
+  return fmt::format(
+      "# bottleneck at {} bytes: {} -> {} ({}, {:.1f} Gb/s): {:.1f}% utilised over {:.1f} us, {} bytes "
+      "on the wire\n",
+      row.size.count(), t.node(t.link_source(busiest->link)).name, t.node(t.link_target(busiest->link)).name,
+      to_string(link.kind), link.rate.bps() / 1e9, 100 * busiest_share, row.time.microseconds(), busiest->wire.count());
 }
 
 // --calibration: rows whose (op, ranks, algorithm/protocol, link class) series was measured take the
 // fitted time; algbw and busbw follow it. The note says which rows.
-void apply_calibration(const std::string& path, CollectiveOp op, const Topology& topology, std::vector<SweepRow>& rows) {
+void apply_calibration(const std::string& path, CollectiveOp op, const Topology& topology,
+                       std::vector<SweepRow>& rows) {
   const NetworkCalibration c = load_network_calibration(path);
   const std::string link = link_class(topology.gpus(), topology);
   for (SweepRow& row : rows) {
     // "Ring/Simple x2" -> ring, simple; a generic topology runs weft's ring (all-to-all: pairwise p2p).
     const size_t slash = row.algorithm.find('/'), space = row.algorithm.find(' ');
     const std::string algorithm = lowercase(row.algorithm.substr(0, slash));
-    const std::string protocol = slash == std::string::npos ? "" : lowercase(row.algorithm.substr(slash + 1, space - slash - 1));
-    const auto t = c.time("collective", to_string(op), static_cast<uint32_t>(topology.gpus().size()), algorithm, protocol,
-                          link, row.size.count());
+    const std::string protocol =
+        slash == std::string::npos ? "" : lowercase(row.algorithm.substr(slash + 1, space - slash - 1));
+    const auto t = c.time("collective", to_string(op), static_cast<uint32_t>(topology.gpus().size()), algorithm,
+                          protocol, link, row.size.count());
     if (!t || row.time <= Time()) continue;
     const double scale = row.time.seconds() / t->seconds();
     row.time = *t;
@@ -156,7 +159,8 @@ void run(const CollectiveArgs& a) {
   fmt::print("{}", format_sweep(header, rows, format));
   if (a.explain && !rows.empty()) fmt::print("{}", bottleneck(topology, rows.back(), a.fabric));
   if (!a.calibration.empty() && format == OutputFormat::table) {
-    const auto fitted = std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return r.note.ends_with("calibrated"); });
+    const auto fitted =
+        std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return r.note.ends_with("calibrated"); });
     fmt::print("# {} of {} sizes timed by the measured fits of {}\n", fitted, rows.size(), a.calibration);
   }
 }
@@ -166,35 +170,49 @@ void run(const CollectiveArgs& a) {
 Action add_collective_command(CLI::App& app) {
   auto args = std::make_shared<CollectiveArgs>();
   CLI::App* cmd = app.add_subcommand("collective", "Sweep one collective over sizes, reported like nccl-tests");
-  cmd->add_option("--topology", args->topology, "single-switch | ring")->capture_default_str()
+  cmd->add_option("--topology", args->topology, "single-switch | ring")
+      ->capture_default_str()
       ->check(CLI::IsMember({"single-switch", "ring"}));
-  cmd->add_option("--ranks", args->ranks, "Number of GPUs (ranks)")->capture_default_str()->check(CLI::Range(1u, 1u << 20));
-  cmd->add_option("--link-rate", args->link_rate, "Rate of each link, per direction (400Gbps, 50GB/s, ...)")->capture_default_str();
+  cmd->add_option("--ranks", args->ranks, "Number of GPUs (ranks)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 20));
+  cmd->add_option("--link-rate", args->link_rate, "Rate of each link, per direction (400Gbps, 50GB/s, ...)")
+      ->capture_default_str();
   cmd->add_option("--latency", args->latency, "Latency of each link/hop (1us, 250ns, ...)")->capture_default_str();
-  cmd->add_option("--op", args->op, "all_reduce | all_gather | reduce_scatter | broadcast | reduce | all_to_all | send_recv")->capture_default_str();
-  cmd->add_option("--min-bytes,-b", args->min_bytes, "Smallest size (nccl-tests -b; 8, 4KB, 1M, 1G)")->capture_default_str();
+  cmd->add_option("--op", args->op,
+                  "all_reduce | all_gather | reduce_scatter | broadcast | reduce | all_to_all | send_recv")
+      ->capture_default_str();
+  cmd->add_option("--min-bytes,-b", args->min_bytes, "Smallest size (nccl-tests -b; 8, 4KB, 1M, 1G)")
+      ->capture_default_str();
   cmd->add_option("--max-bytes,-e", args->max_bytes, "Largest size (nccl-tests -e)")->capture_default_str();
-  cmd->add_option("--factor,-f", args->factor, "Multiply the size by this between rows (nccl-tests -f)")->capture_default_str()
+  cmd->add_option("--factor,-f", args->factor, "Multiply the size by this between rows (nccl-tests -f)")
+      ->capture_default_str()
       ->check(CLI::Range(uint64_t{2}, uint64_t{1} << 20));
   cmd->add_option("--fabric", args->fabric, "Network model: " + fabric_names())->capture_default_str();
   add_system_options(cmd, args->system);
   cmd->add_option("--routing", args->routing, "ecmp | spray | adaptive (per packet: needs --fabric packet)")
       ->capture_default_str();
-  cmd->add_flag("--pxn", args->pxn, "Inter-node sends go over NVLink to the GPU on the destination's rail first (NCCL PXN)");
+  cmd->add_flag("--pxn", args->pxn,
+                "Inter-node sends go over NVLink to the GPU on the destination's rail first (NCCL PXN)");
   cmd->add_option("--channels,-c", args->channels,
                   "Channels (rings) in parallel, each with 1/C of the buffer; with --system, NCCL_MIN/MAX_NCHANNELS")
-      ->capture_default_str()->check(CLI::Range(1u, 64u))
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 64u))
       ->each([args](const std::string&) { args->channels_given = true; });
   cmd->add_option("--algo", args->algo, "With --system: NCCL_ALGO (Ring, Tree, NVLS, NVLSTree, CollNetDirect, ...)");
   cmd->add_option("--proto", args->proto, "With --system: NCCL_PROTO (LL, LL128, Simple)");
   cmd->add_option("--nccl-version", args->nccl_version, "With --system: the NCCL version of the tuner's constants");
-  cmd->add_flag("--explain", args->explain, "With --system: every algorithm/protocol's predicted time, the choice and the busiest link");
+  cmd->add_flag("--explain", args->explain,
+                "With --system: every algorithm/protocol's predicted time, the choice and the busiest link");
   cmd->add_option("--calibration", args->calibration,
                   "PROFILE.network.yaml from weft calibrate: sizes whose series was measured take the fitted time");
-  cmd->add_option("--chunk", args->chunk, "Bytes a rank sends per ring step (without --system); 0 = NCCL Simple default (2 MiB, 512 KiB for broadcast)")
+  cmd->add_option(
+         "--chunk", args->chunk,
+         "Bytes a rank sends per ring step (without --system); 0 = NCCL Simple default (2 MiB, 512 KiB for broadcast)")
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed for every random choice (ECMP hashing)")->capture_default_str();
-  cmd->add_option("--format", args->format, "table | csv | json")->capture_default_str()
+  cmd->add_option("--format", args->format, "table | csv | json")
+      ->capture_default_str()
       ->check(CLI::IsMember({"table", "csv", "json"}));
   return [args] { run(*args); };
 }

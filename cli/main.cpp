@@ -1,7 +1,7 @@
 // weft: the command line. The only place (with the Python bindings) that catches and prints, and the
 // one file that sees both the CLI and the executor layers (cli/CMakeLists.txt).
-#include <cstdio>
 #include <fmt/format.h>
+#include <cstdio>
 
 #include "cli/commands.h"
 #include "executor/commands.h"

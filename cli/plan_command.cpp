@@ -70,7 +70,8 @@ std::vector<Candidate> candidates(const PlanArgs& a, const Scenario& base) {
 
 cost::PlanPoint measure(const Candidate& c, bool per_step) {
   const ScenarioResult r = run_scenario(*c.scenario);
-  if (!r.training) throw ConfigError(fmt::format("plan: '{}' is not a training step: nothing to price per step", c.name));
+  if (!r.training)
+    throw ConfigError(fmt::format("plan: '{}' is not a training step: nothing to price per step", c.name));
   if (!r.cost) throw ConfigError(fmt::format("plan: '{}' runs on a generic topology: nothing to buy", c.name));
   if (!r.cost->cluster) {
     throw ConfigError(fmt::format("plan: '{}': no price for {} (add them under cost: prices:)", c.name,
@@ -81,8 +82,9 @@ cost::PlanPoint measure(const Candidate& c, bool per_step) {
 
 void plan(const PlanArgs& a) {
   if (a.target.empty() == (a.budget < 0)) {
-    throw ConfigError("plan: give exactly one of --target-step-time T (the cheapest that is fast enough) or --budget "
-                      "USD (the fastest that is cheap enough)");
+    throw ConfigError(
+        "plan: give exactly one of --target-step-time T (the cheapest that is fast enough) or --budget "
+        "USD (the fastest that is cheap enough)");
   }
   if (a.metric != "capital" && a.metric != "step") throw ConfigError("plan: --cost: expected capital or step");
   const bool per_step = a.metric == "step";
@@ -123,7 +125,8 @@ Action add_plan_command(CLI::App& app) {
   cmd->add_option("scenario", a->scenario, "Scenario file (YAML) with a training workload")->required();
   cmd->add_option("--target-step-time", a->target, "Step time to meet, e.g. 2.5s or 800ms");
   cmd->add_option("--budget", a->budget, "Most to spend (USD; capital by default, see --cost)");
-  cmd->add_option("--grid", a->grid, "KEY=V1,V2,...: one more axis of configurations (repeatable), besides plan: grid:");
+  cmd->add_option("--grid", a->grid,
+                  "KEY=V1,V2,...: one more axis of configurations (repeatable), besides plan: grid:");
   cmd->add_option("--cost", a->metric, "What to minimise or cap: capital (default) or step (USD per step)")
       ->capture_default_str();
   cmd->add_option("--set", a->sets, "KEY=VALUE changes applied to every configuration");

@@ -137,8 +137,9 @@ ScenarioResult simulate(const Scenario& scenario, bool show_progress, bool trace
   Progress progress(show_progress);
   // Only a training replay polls often enough for Ctrl-C to wait for it.
   PolledScope polled(scenario.training.has_value());
-  return run_scenario(scenario, [&progress](const RunProgress& p) { return progress.poll(p); },
-                      RunRecording{.busiest_links = traces ? kTracedLinks : 0});
+  return run_scenario(
+      scenario, [&progress](const RunProgress& p) { return progress.poll(p); },
+      RunRecording{.busiest_links = traces ? kTracedLinks : 0});
 }
 
 void write_outputs(const ScenarioResult& result, const std::string& dir, bool quiet) {

@@ -1,7 +1,7 @@
 // weft topo: build a catalogue system (or a scenario's system) and describe it: a summary, Graphviz
 // DOT, JSON with every node and link, or its bill of materials with prices (--bom).
-#include <filesystem>
 #include <fmt/format.h>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -63,8 +63,9 @@ Built build(const TopoArgs& a) {
 
 void print_bom(const TopoArgs& a, const Built& b) {
   if (!b.cluster) {
-    throw ConfigError("topo --bom: the scenario's system is a generic topology, not a catalogue system; name one "
-                      "(system: name: ...) to count and price its parts");
+    throw ConfigError(
+        "topo --bom: the scenario's system is a generic topology, not a catalogue system; name one "
+        "(system: name: ...) to count and price its parts");
   }
   cost::BillOfMaterials bom = cost::bill_of_materials(b.topology, *b.cluster);
   if (!a.json) return fmt::print("{}", cost::format_bom(bom, &b.cost.prices, b.cost.assumptions));
@@ -130,15 +131,27 @@ void print_json(const Topology& t, const TopologySummary& s) {
   auto& nodes = j["nodes"] = nlohmann::ordered_json::array();
   for (NodeIndex n = 0; n < t.node_count(); ++n) {
     const NodeProps& p = t.node(n);
-    nodes.push_back({{"id", n}, {"name", p.name}, {"kind", to_string(p.kind)}, {"gpu_index", p.gpu_index},
-                     {"host", p.host}, {"domain", p.domain}, {"tier", p.tier}, {"plane", p.plane}});
+    nodes.push_back({{"id", n},
+                     {"name", p.name},
+                     {"kind", to_string(p.kind)},
+                     {"gpu_index", p.gpu_index},
+                     {"host", p.host},
+                     {"domain", p.domain},
+                     {"tier", p.tier},
+                     {"plane", p.plane}});
   }
   auto& links = j["links"] = nlohmann::ordered_json::array();
   for (LinkId l = 0; l < t.link_count(); ++l) {
     const LinkProps& p = t.link(l);
-    links.push_back({{"id", l}, {"src", t.link_source(l)}, {"dst", t.link_target(l)}, {"kind", to_string(p.kind)},
-                     {"rate_bps", p.rate.bps()}, {"goodput_bps", p.goodput().bps()}, {"latency_ps", p.latency.ps()},
-                     {"mtu", p.mtu}, {"header_bytes", p.header_bytes}});
+    links.push_back({{"id", l},
+                     {"src", t.link_source(l)},
+                     {"dst", t.link_target(l)},
+                     {"kind", to_string(p.kind)},
+                     {"rate_bps", p.rate.bps()},
+                     {"goodput_bps", p.goodput().bps()},
+                     {"latency_ps", p.latency.ps()},
+                     {"mtu", p.mtu},
+                     {"header_bytes", p.header_bytes}});
   }
   fmt::print("{}\n", j.dump(2));
 }
@@ -162,7 +175,8 @@ Action add_topo_command(CLI::App& app) {
   cmd->add_option("system", args->target, "A name from `weft systems`, or a scenario file")->required();
   cmd->add_option("--nodes", args->system.nodes, "Nodes of that system (default 1)")->check(CLI::Range(1, 65536));
   cmd->add_option("--set", args->system.sets, "Change one field: KEY=VALUE, e.g. node.pcie_lanes=8 (repeatable)");
-  auto* summary = cmd->add_flag("--summary", args->summary, "Counts, injection and bisection bandwidth, diameter (default)");
+  auto* summary =
+      cmd->add_flag("--summary", args->summary, "Counts, injection and bisection bandwidth, diameter (default)");
   auto* dot = cmd->add_flag("--dot", args->dot, "Graphviz DOT of every node and cable");
   auto* json = cmd->add_flag("--json", args->json, "JSON: the summary, every node and every directed link");
   auto* bom = cmd->add_flag("--bom", args->bom,

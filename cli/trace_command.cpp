@@ -86,8 +86,8 @@ void export_trace(const ExportArgs& a) {
   const Scenario all = load_scenario_file(a.scenario, a.sets);
   const Scenario& s = pick(all, a.variant);
   if (!s.training) {
-    throw ConfigError(fmt::format("{}: only a training step (workload: model: or trace:) exports as Chakra ETs",
-                                  a.scenario));
+    throw ConfigError(
+        fmt::format("{}: only a training step (workload: model: or trace:) exports as Chakra ETs", a.scenario));
   }
   const TrainingWorkload& t = *s.training;
   const Workload w = t.trace ? load_trace_workload(*t.trace, t.gpu, s.system.ranks)
@@ -95,13 +95,14 @@ void export_trace(const ExportArgs& a) {
   std::filesystem::create_directories(a.out);
   const std::string stem = std::filesystem::path(a.scenario).stem().string();
   const std::vector<std::string> files = write_chakra_trace(w, (std::filesystem::path(a.out) / stem).string());
-  fmt::print("wrote {} files ({} ranks, {} ops) to {}: {}.{{0..{}}}.et and the process groups\n", files.size(), w.ranks(),
-             [&] {
-               size_t n = 0;
-               for (const Program& p : w.programs) n += p.ops.size();
-               return n;
-             }(),
-             a.out, stem, w.ranks() - 1);
+  fmt::print(
+      "wrote {} files ({} ranks, {} ops) to {}: {}.{{0..{}}}.et and the process groups\n", files.size(), w.ranks(),
+      [&] {
+        size_t n = 0;
+        for (const Program& p : w.programs) n += p.ops.size();
+        return n;
+      }(),
+      a.out, stem, w.ranks() - 1);
 }
 
 }  // namespace
@@ -110,7 +111,8 @@ Action add_trace_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("trace", "Inspect Chakra / PyTorch-profiler traces, export steps as Chakra ETs");
   cmd->require_subcommand(1);
   auto i = std::make_shared<InfoArgs>();
-  CLI::App* info_cmd = cmd->add_subcommand("info", "Summarise a trace: ranks, ops, collectives by type and size, groups");
+  CLI::App* info_cmd =
+      cmd->add_subcommand("info", "Summarise a trace: ranks, ops, collectives by type and size, groups");
   info_cmd->add_option("files", i->files, "Trace files, one per rank, or one path with {rank}")->required();
   info_cmd->add_option("--format", i->format, "auto | chakra | chakra_json | kineto")->capture_default_str();
   info_cmd->add_option("--ranks", i->ranks, "Ranks of a {rank} pattern (default: the files that exist)");

@@ -1,7 +1,7 @@
 #include "collectives/all_to_all.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "collectives/algorithm_util.h"
 #include "collectives/ring.h"
@@ -56,8 +56,8 @@ Schedule pairwise_all_to_all(uint32_t ranks, Bytes size, const AllToAllOptions& 
 Schedule send_recv(uint32_t ranks, Bytes size, const SendRecvOptions& o) {
   Schedule s = detail::empty_schedule("send_recv/p2p", ranks, size, kNcclSteps);
   if (o.source >= ranks || o.destination >= ranks || o.source == o.destination) {
-    throw ConfigError(fmt::format("send_recv: source {} and destination {} must be two different ranks of {}",
-                                  o.source, o.destination, ranks));
+    throw ConfigError(fmt::format("send_recv: source {} and destination {} must be two different ranks of {}", o.source,
+                                  o.destination, ranks));
   }
   Stream stream{o.source, 0, {}};
   uint64_t bytes = size.count();

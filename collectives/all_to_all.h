@@ -17,7 +17,7 @@ inline constexpr uint64_t kP2pChunkBytes = 128 * 1024;
 uint64_t p2p_chunk_bytes(uint64_t bytes);
 
 struct AllToAllOptions {
-  Bytes chunk;                   // bytes per step of one send; 0 = p2p_chunk_bytes(S/n)
+  Bytes chunk;  // bytes per step of one send; 0 = p2p_chunk_bytes(S/n)
   // Sends a rank has open at once. 0 = all n-1: NCCL posts every ncclSend/ncclRecv of the group
   // together and its proxy progresses them side by side, so the peers share the rank's NIC.
   // k < n-1 models a bounded fan-out: the send to peer r+j starts once the one to r+j-k completed.

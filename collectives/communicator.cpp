@@ -1,7 +1,7 @@
 #include "collectives/communicator.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <map>
 
 #include "collectives/tuner.h"
@@ -13,7 +13,7 @@ CommunicatorLayout layout_of(const Topology& topology, std::span<const uint32_t>
   if (gpus.empty()) throw ConfigError("communicator: expected at least one rank");
   const auto count = static_cast<uint32_t>(topology.gpus().size());
   std::vector<bool> seen(count, false);
-  std::vector<int32_t> host_order;           // hosts by their first rank
+  std::vector<int32_t> host_order;  // hosts by their first rank
   std::map<int32_t, std::vector<uint32_t>> ranks_of_host;
   for (uint32_t r = 0; r < gpus.size(); ++r) {
     if (gpus[r] >= count) {

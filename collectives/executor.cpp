@@ -1,7 +1,7 @@
 #include "collectives/executor.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "sim/core/errors.h"
 
@@ -11,8 +11,8 @@ ScheduleExecutor::ScheduleExecutor(Engine& engine, Fabric& fabric, const Schedul
                                    std::span<const NodeIndex> rank_nodes, Recorder& recorder)
     : engine_(engine), fabric_(fabric), schedule_(schedule), rank_nodes_(rank_nodes), recorder_(recorder) {
   if (rank_nodes.size() < schedule.ranks) {
-    throw ModelError(fmt::format("{}: needs {} ranks, the topology has {} GPUs", schedule.name, schedule.ranks,
-                                 rank_nodes.size()));
+    throw ModelError(
+        fmt::format("{}: needs {} ranks, the topology has {} GPUs", schedule.name, schedule.ranks, rank_nodes.size()));
   }
   if (schedule.max_in_flight < 1 || schedule.max_in_flight > 64) {
     throw ModelError(fmt::format("{}: max_in_flight must be 1..64", schedule.name));
@@ -158,8 +158,8 @@ void ScheduleExecutor::step_done(uint32_t c, uint64_t index) {
 void ScheduleExecutor::finish() {
   end_time_ = engine_.now();
   if (recorder_.active()) {
-    recorder_.on_collective_done({schedule_.name, schedule_.ranks, schedule_.size, start_time_, end_time_,
-                                  transfer_count(schedule_)});
+    recorder_.on_collective_done(
+        {schedule_.name, schedule_.ranks, schedule_.size, start_time_, end_time_, transfer_count(schedule_)});
   }
   if (on_complete_) on_complete_();
 }

@@ -19,8 +19,8 @@ class ScheduleExecutor {
   using OnComplete = InlineFunction<void(), 32>;
 
   // rank_nodes[r] is the topology node of rank r. The schedule must outlive the executor.
-  ScheduleExecutor(Engine& engine, Fabric& fabric, const Schedule& schedule,
-                   std::span<const NodeIndex> rank_nodes, Recorder& recorder);
+  ScheduleExecutor(Engine& engine, Fabric& fabric, const Schedule& schedule, std::span<const NodeIndex> rank_nodes,
+                   Recorder& recorder);
   ScheduleExecutor(const ScheduleExecutor&) = delete;
   ScheduleExecutor& operator=(const ScheduleExecutor&) = delete;
 

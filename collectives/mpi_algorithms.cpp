@@ -1,7 +1,7 @@
 #include "collectives/mpi_algorithms.h"
 
-#include <bit>
 #include <fmt/format.h>
+#include <bit>
 
 #include "collectives/algorithm_util.h"
 #include "sim/core/errors.h"
@@ -73,9 +73,10 @@ Schedule recursive_doubling_all_reduce(uint32_t ranks, Bytes size) {
 
 Schedule rabenseifner_all_reduce(uint32_t ranks, Bytes size) {
   if (!detail::is_power_of_two(ranks)) {
-    throw ConfigError(fmt::format("rabenseifner: needs a power-of-two number of ranks, got {}; use recursive "
-                                  "doubling (which folds the extra ranks) or the ring all-reduce",
-                                  ranks));
+    throw ConfigError(
+        fmt::format("rabenseifner: needs a power-of-two number of ranks, got {}; use recursive "
+                    "doubling (which folds the extra ranks) or the ring all-reduce",
+                    ranks));
   }
   Schedule s = detail::empty_schedule("all_reduce/rabenseifner", ranks, size, 1);
   uint32_t rounds = std::countr_zero(ranks);

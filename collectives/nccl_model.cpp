@@ -2,9 +2,9 @@
 // src/graph/tuning.cc, search.cc and topo.h at the tags listed there.
 #include "collectives/nccl_model.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cctype>
-#include <fmt/format.h>
 #include <limits>
 #include <string>
 
@@ -19,7 +19,7 @@ constexpr size_t idx(Protocol p) { return static_cast<size_t>(p); }
 constexpr size_t kNvlink = 0, kPci = 1, kNet = 2;  // hwLatencies rows (§2)
 
 constexpr std::array<Algorithm, kAlgorithms> kAllAlgorithms = {
-    Algorithm::ring, Algorithm::tree, Algorithm::nvls, Algorithm::nvls_tree,
+    Algorithm::ring,           Algorithm::tree,          Algorithm::nvls, Algorithm::nvls_tree,
     Algorithm::collnet_direct, Algorithm::collnet_chain, Algorithm::pat};
 constexpr std::array<Protocol, kProtocols> kAllProtocols = {Protocol::ll, Protocol::ll128, Protocol::simple};
 constexpr std::array<std::string_view, kAlgorithms> kAlgorithmNames = {
@@ -38,14 +38,14 @@ constexpr NcclVersion head() {
   NcclVersion v;
   v.name = "2.30.7";
   v.note = "master HEAD = v2.30.7-1 (newest documented)";
-  v.base_latency = table({6.6, 14.0, 8.4}, {6.8, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0},
-                         {8.0, 8.0, 8.0});
-  v.hw_latency[kNvlink] = table({0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}, {0, 0, 25}, {0, 0, 25}, {0, 0, 3.7},
-                                {0, 0, 2.8}, {0, 0, 4.0});
-  v.hw_latency[kPci] = table({1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 3.7}, {0, 0, 2.8},
-                             {0, 0, 4.0});
-  v.hw_latency[kNet] = table({2.7, 4.0, 14.0}, {5.0, 8.5, 14}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 31},
-                             {0, 0, 30}, {0, 0, 14});
+  v.base_latency =
+      table({6.6, 14.0, 8.4}, {6.8, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {8.0, 8.0, 8.0});
+  v.hw_latency[kNvlink] =
+      table({0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}, {0, 0, 25}, {0, 0, 25}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 4.0});
+  v.hw_latency[kPci] =
+      table({1.0, 2.5, 5.7}, {1.0, 1.9, 4.0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 4.0});
+  v.hw_latency[kNet] =
+      table({2.7, 4.0, 14.0}, {5.0, 8.5, 14}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 31}, {0, 0, 30}, {0, 0, 14});
   // Columns N1 / N2 / N4+ (§3). llMaxBws rows mix indices: row 0 = Volta-N1 or Intel multi-node,
   // row 1 = Ampere-N1 or AMD multi-node.
   v.ll_max_bw = {{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {282.0, 90.0, 70.0}}};
@@ -54,10 +54,10 @@ constexpr NcclVersion head() {
   v.per_ch_max_tree_bw = {{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}};
   v.per_ch_max_nvls_tree_bw = {{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}}};
   v.nvls_efficiency = {0.0, 0.0, 0.85, 0.74};
-  v.tree_correction[idx(Protocol::ll)] = {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,
-                                          .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0};
-  v.tree_correction[idx(Protocol::ll128)] = {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6,
-                                             .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0};
+  v.tree_correction[idx(Protocol::ll)] = {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6,  .5,
+                                          .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0};
+  v.tree_correction[idx(Protocol::ll128)] = {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6,  .6,
+                                             .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0, 1.0};
   v.tree_correction[idx(Protocol::simple)] = {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
                                               .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9};
   return v;
@@ -100,18 +100,18 @@ constexpr NcclVersion v2_18_3() {
   v.base_latency[idx(Algorithm::collnet_chain)] = {6.8, 14.0, 0};
   v.base_latency[idx(Algorithm::nvls)] = {0, 0, 23.0};
   v.base_latency[idx(Algorithm::nvls_tree)] = {0, 0, 23.0};
-  v.hw_latency[kNvlink] = table({0.6, 1.9, 3.4}, {0.6, 1.25, 4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 8.0},
-                                {0, 0, 4.75}, {0, 0, 0});
-  v.hw_latency[kPci] = table({1.0, 2.5, 5.7}, {1.0, 1.9, 6}, {0, 0, 0}, {0, 0, 0}, {0, 0, 8.0},
-                             {0, 0, 4.75}, {0, 0, 0});
-  v.hw_latency[kNet] = table({2.7, 4.0, 14.0}, {5.0, 8.5, 14}, {0, 0, 18}, {0, 0, 19}, {0, 0, 10.7},
-                             {0, 0, 14}, {0, 0, 0});
+  v.hw_latency[kNvlink] =
+      table({0.6, 1.9, 3.4}, {0.6, 1.25, 4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 8.0}, {0, 0, 4.75}, {0, 0, 0});
+  v.hw_latency[kPci] =
+      table({1.0, 2.5, 5.7}, {1.0, 1.9, 6}, {0, 0, 0}, {0, 0, 0}, {0, 0, 8.0}, {0, 0, 4.75}, {0, 0, 0});
+  v.hw_latency[kNet] =
+      table({2.7, 4.0, 14.0}, {5.0, 8.5, 14}, {0, 0, 18}, {0, 0, 19}, {0, 0, 10.7}, {0, 0, 14}, {0, 0, 0});
   v.ll_max_bw[2] = {87.7, 22.5, 19.0};
   return v;
 }
 
-constexpr std::array<NcclVersion, 5> kVersions = {head(), v2_2x("2.27.7", true), v2_2x("2.23.4", false),
-                                                  v2_21_5(), v2_18_3()};
+constexpr std::array<NcclVersion, 5> kVersions = {head(), v2_2x("2.27.7", true), v2_2x("2.23.4", false), v2_21_5(),
+                                                  v2_18_3()};
 
 std::string squash(std::string_view text) {
   std::string key;
@@ -179,15 +179,28 @@ double latency_us(const NcclVersion& v, const TunerInput& in, Algorithm a, Proto
   inter_lat += in.net_latency_us * (p == Protocol::simple ? 2 : 1);
   double lat = v.base_latency[idx(a)][idx(p)];
   switch (a) {
-    case Algorithm::ring: lat += ring_latency(v, in, p, intra_lat, inter_lat); break;
-    case Algorithm::tree: lat += 2 * ((ppn - 1) * intra_lat + log_nodes * inter_lat); break;
+    case Algorithm::ring:
+      lat += ring_latency(v, in, p, intra_lat, inter_lat);
+      break;
+    case Algorithm::tree:
+      lat += 2 * ((ppn - 1) * intra_lat + log_nodes * inter_lat);
+      break;
     case Algorithm::collnet_direct:  // 0.4 us per local rank: "arity serialization"
-      lat += 2 * (std::min(1.0, ppn - 1) * intra_lat + (ppn - 1) * 0.4) + inter_lat; break;
-    case Algorithm::collnet_chain: lat += 2 * (ppn - 1) * intra_lat + inter_lat; break;
+      lat += 2 * (std::min(1.0, ppn - 1) * intra_lat + (ppn - 1) * 0.4) + inter_lat;
+      break;
+    case Algorithm::collnet_chain:
+      lat += 2 * (ppn - 1) * intra_lat + inter_lat;
+      break;
     // HEAD "replaces" baseLat, which is 0 there; v2.18.3 has NVLS base 23 us, added (reading).
-    case Algorithm::nvls: lat += intra_lat + (in.nodes > 1 ? inter_lat : 0); break;
-    case Algorithm::nvls_tree: lat += intra_lat + 2 * log_nodes * inter_lat; break;
-    case Algorithm::pat: lat += log_nodes * (inter_lat / 3.5) + in.ranks() * 2.8; break;
+    case Algorithm::nvls:
+      lat += intra_lat + (in.nodes > 1 ? inter_lat : 0);
+      break;
+    case Algorithm::nvls_tree:
+      lat += intra_lat + 2 * log_nodes * inter_lat;
+      break;
+    case Algorithm::pat:
+      lat += log_nodes * (inter_lat / 3.5) + in.ranks() * 2.8;
+      break;
   }
   // "Plateau effect of ring" (§1): multi-node Ring/Simple all-reduce with >= 64 B per channel and rank.
   if (a == Algorithm::ring && p == Protocol::simple && in.op == CollectiveOp::all_reduce && in.nodes > 1 &&
@@ -304,10 +317,14 @@ std::string_view to_string(Protocol p) { return kProtocolNames[idx(p)]; }
 
 std::string_view to_string(GpuArch a) {
   switch (a) {
-    case GpuArch::volta: return "Volta";
-    case GpuArch::ampere: return "Ampere";
-    case GpuArch::hopper: return "Hopper";
-    case GpuArch::blackwell: return "Blackwell";
+    case GpuArch::volta:
+      return "Volta";
+    case GpuArch::ampere:
+      return "Ampere";
+    case GpuArch::hopper:
+      return "Hopper";
+    case GpuArch::blackwell:
+      return "Blackwell";
   }
   return "?";
 }
@@ -340,8 +357,8 @@ const NcclVersion& nccl_version(std::string_view name) {
   }
   std::array<std::string_view, kVersions.size()> names{};
   for (size_t i = 0; i < kVersions.size(); ++i) names[i] = kVersions[i].name;
-  throw ConfigError(fmt::format("nccl version: unknown '{}' (known: {}; \"\" or head = {})", name,
-                                join_names(names), kVersions.front().name));
+  throw ConfigError(fmt::format("nccl version: unknown '{}' (known: {}; \"\" or head = {})", name, join_names(names),
+                                kVersions.front().name));
 }
 
 // §5: sm90SpeedArrayIntra starts at 60, sm100 at 90, older at 40; the inter arrays at 48, 48, 96.

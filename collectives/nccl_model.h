@@ -46,10 +46,10 @@ enum class CpuVendor : uint8_t { intel, amd, arm };
 // What NCCL's tuner knows about a communicator: what ncclTopoTuneModel reads from the topology.
 struct TunerInput {
   CollectiveOp op = CollectiveOp::all_reduce;
-  Bytes size;                   // bytes as nccl-tests prints "size" (§9): all-gather / reduce-scatter
-                                // the total over ranks, which is NCCL's info->nBytes too
-  uint32_t nodes = 1;           // NCCL's nNodes
-  uint32_t gpus_per_node = 8;   // ppn = nRanks / nNodes; ranks = nodes * gpus_per_node
+  Bytes size;                  // bytes as nccl-tests prints "size" (§9): all-gather / reduce-scatter
+                               // the total over ranks, which is NCCL's info->nBytes too
+  uint32_t nodes = 1;          // NCCL's nNodes
+  uint32_t gpus_per_node = 8;  // ppn = nRanks / nNodes; ranks = nodes * gpus_per_node
   GpuArch arch = GpuArch::hopper;
   IntraLink intra = IntraLink::nvlink;
   // GB/s per GPU, one direction, as NCCL's topology rates it (§5): NVLink links x SMxx_NVLINK_BW,
@@ -57,14 +57,14 @@ struct TunerInput {
   double bw_intra_GBps = 0;
   // GB/s of NIC per GPU: NIC speed_mbps / 8000 (§5) x NICs per node / gpus_per_node.
   double bw_inter_GBps = 0;
-  uint32_t nics_per_node = 8;   // NIC ports a node sends on; CollNet/NVLS all-gather needs 1 per GPU (§3)
-  uint32_t channels = 16;       // comm->nChannels after the search (§5: 16 on H800; MAXCHANNELS 64)
-  bool nvswitch = true;         // GPUs of a node on NVSwitch (CollNet Direct needs it, §7)
-  bool nvls = false;            // NVSwitch generation 3+ (in-switch reduction and multicast)
-  bool collnet = false;         // SHARP switches in the network and the CollNet plugin (§7)
+  uint32_t nics_per_node = 8;  // NIC ports a node sends on; CollNet/NVLS all-gather needs 1 per GPU (§3)
+  uint32_t channels = 16;      // comm->nChannels after the search (§5: 16 on H800; MAXCHANNELS 64)
+  bool nvswitch = true;        // GPUs of a node on NVSwitch (CollNet Direct needs it, §7)
+  bool nvls = false;           // NVSwitch generation 3+ (in-switch reduction and multicast)
+  bool collnet = false;        // SHARP switches in the network and the CollNet plugin (§7)
   CpuVendor cpu = CpuVendor::intel;
-  double net_latency_us = 0;    // graph->latencyInter: the net plugin's props->latency; IB and sockets 0 (§2)
-  std::string version;          // NCCL version, "" = the newest documented (2.30.7, HEAD)
+  double net_latency_us = 0;  // graph->latencyInter: the net plugin's props->latency; IB and sockets 0 (§2)
+  std::string version;        // NCCL version, "" = the newest documented (2.30.7, HEAD)
 
   uint32_t ranks() const { return nodes * gpus_per_node; }
 };
@@ -74,21 +74,21 @@ struct TunerInput {
 using AlgoProtoTable = std::array<std::array<double, kProtocols>, kAlgorithms>;
 using ArchTable = std::array<std::array<double, 3>, 4>;
 struct NcclVersion {
-  std::string_view name;                  // "2.30.7"
-  std::string_view note;                  // where it differs from HEAD
-  AlgoProtoTable base_latency{};          // baseLatencies, us
+  std::string_view name;                       // "2.30.7"
+  std::string_view note;                       // where it differs from HEAD
+  AlgoProtoTable base_latency{};               // baseLatencies, us
   std::array<AlgoProtoTable, 3> hw_latency{};  // hwLatencies[NVLINK/PCI/NET], us per hop
-  ArchTable ll_max_bw{};                  // llMaxBws rows 0..3 (rows mix arch and CPU, §3)
+  ArchTable ll_max_bw{};                       // llMaxBws rows 0..3 (rows mix arch and CPU, §3)
   ArchTable per_ch_max_ring_ll128_bw{};
   ArchTable per_ch_max_tree_ll128_bw{};
   ArchTable per_ch_max_tree_bw{};
   ArchTable per_ch_max_nvls_tree_bw{};
   std::array<double, 4> nvls_efficiency{};
   std::array<std::array<double, 24>, kProtocols> tree_correction{};  // by log2(size / 64)
-  size_t tree_correction_entries = 24;    // HEAD 24, v2.21.5 23 (§6)
-  bool ring_ll128_low_ppn_0_7 = false;    // v2.21.5: Ring LL128 factor 0.7 when ppn < 2 (§3)
-  bool has_pat = true;                    // PAT rows exist (§2: none in 2.27.7 and older)
-  bool has_blackwell_rows = true;         // older versions index Blackwell as Hopper (reading)
+  size_t tree_correction_entries = 24;                               // HEAD 24, v2.21.5 23 (§6)
+  bool ring_ll128_low_ppn_0_7 = false;         // v2.21.5: Ring LL128 factor 0.7 when ppn < 2 (§3)
+  bool has_pat = true;                         // PAT rows exist (§2: none in 2.27.7 and older)
+  bool has_blackwell_rows = true;              // older versions index Blackwell as Hopper (reading)
   bool nvls_tree_blackwell_correction = true;  // NVLSTree x tree factors on cc>=100 + x86 (§1, HEAD only)
 };
 
@@ -99,11 +99,11 @@ const NcclVersion& nccl_version(std::string_view name);
 
 // NCCL's estimate for one (algorithm, protocol), before the enable rules (tuner.cpp applies those).
 struct NcclEstimate {
-  double latency_us = 0;        // lat * latCount (latCount = 1: one operation)
+  double latency_us = 0;          // lat * latCount (latCount = 1: one operation)
   double bus_bandwidth_GBps = 0;  // busBw after the model refinements (§3)
-  double bandwidth_GBps = 0;    // the algorithm bandwidth NCCL divides by: busBw * ratio (§4),
-                                // times the tree correction factor where it applies (§1, §6)
-  double time_us = 0;           // latency_us + size / (1000 * bandwidth_GBps)
+  double bandwidth_GBps = 0;      // the algorithm bandwidth NCCL divides by: busBw * ratio (§4),
+                                  // times the tree correction factor where it applies (§1, §6)
+  double time_us = 0;             // latency_us + size / (1000 * bandwidth_GBps)
 };
 
 // `channels` is comm->nChannels (after NCCL_MIN/MAX_NCHANNELS). Pairs NCCL never builds (NVLS with

@@ -24,7 +24,7 @@ struct CalibratedSeries {
   std::string algorithm, protocol, link;
   double from_bytes = 0;  // the regime holds from this size up to the next regime's
   double alpha_us = 0;
-  double beta_GBps = 0;   // 1e9 bytes/s of the nccl-tests size
+  double beta_GBps = 0;  // 1e9 bytes/s of the nccl-tests size
 };
 
 struct NetworkCalibration {

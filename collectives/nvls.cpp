@@ -1,7 +1,7 @@
 #include "collectives/nvls.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "sim/core/errors.h"
 
@@ -22,7 +22,8 @@ Schedule nvls_schedule(CollectiveOp op, uint32_t ranks, Bytes size, const NvlsOp
   bool reduce = op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter;
   bool multicast = op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather;
   if (!reduce && !multicast) {
-    throw ConfigError(fmt::format("NVLS runs all_reduce, reduce_scatter and all_gather, not {} (use ring)", to_string(op)));
+    throw ConfigError(
+        fmt::format("NVLS runs all_reduce, reduce_scatter and all_gather, not {} (use ring)", to_string(op)));
   }
   if (ranks < 2) throw ConfigError("NVLS needs at least 2 ranks");
   if (o.channels < 1 || o.chunk.count() == 0) throw ConfigError("NVLS: channels and chunk must be positive");

@@ -1,8 +1,8 @@
 #include "collectives/plan.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "collectives/all_to_all.h"
 #include "collectives/collnet.h"
@@ -20,13 +20,19 @@ namespace {
 // Which of NCCL's algorithms weft builds schedules for here.
 bool modelled(Algorithm a, CollectiveOp op, const TunerInput& in) {
   switch (a) {
-    case Algorithm::ring: return op != CollectiveOp::all_to_all && op != CollectiveOp::send_recv;
-    case Algorithm::tree: return op == CollectiveOp::all_reduce;
-    case Algorithm::nvls: return in.nodes == 1;
-    case Algorithm::nvls_tree: return op == CollectiveOp::all_reduce && in.nodes > 1;
-    case Algorithm::pat: return op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
+    case Algorithm::ring:
+      return op != CollectiveOp::all_to_all && op != CollectiveOp::send_recv;
+    case Algorithm::tree:
+      return op == CollectiveOp::all_reduce;
+    case Algorithm::nvls:
+      return in.nodes == 1;
+    case Algorithm::nvls_tree:
+      return op == CollectiveOp::all_reduce && in.nodes > 1;
+    case Algorithm::pat:
+      return op == CollectiveOp::all_gather || op == CollectiveOp::reduce_scatter;
     case Algorithm::collnet_direct:  // all-gather / reduce-scatter through SHARP: not yet
-    case Algorithm::collnet_chain: return op == CollectiveOp::all_reduce && in.nodes > 1;
+    case Algorithm::collnet_chain:
+      return op == CollectiveOp::all_reduce && in.nodes > 1;
   }
   return false;
 }
@@ -49,9 +55,12 @@ Choice best_modelled(const TunerInput& in, TunerOverrides overrides) {
 // LL 64 KiB steps carry 32 KiB of data; LL128 614,400 B steps carry 15/16 of it.
 Bytes chunk_for(Protocol p) {
   switch (p) {
-    case Protocol::ll: return Bytes(32 * 1024);
-    case Protocol::ll128: return Bytes(614'400 / 16 * 15);
-    case Protocol::simple: return Bytes();
+    case Protocol::ll:
+      return Bytes(32 * 1024);
+    case Protocol::ll128:
+      return Bytes(614'400 / 16 * 15);
+    case Protocol::simple:
+      return Bytes();
   }
   return Bytes();
 }
@@ -77,10 +86,12 @@ Schedule build(Algorithm a, CollectiveOp op, Bytes size, const TunerInput& in, u
       o.ranks_per_node = in.nodes > 1 ? in.gpus_per_node : ranks;
       return tree_all_reduce(ranks, size, o);
     }
-    case Algorithm::nvls: return nvls_schedule(op, ranks, size, {std::max<uint32_t>(2, channels)});
+    case Algorithm::nvls:
+      return nvls_schedule(op, ranks, size, {std::max<uint32_t>(2, channels)});
     case Algorithm::nvls_tree:
       return nvls_tree_all_reduce(in.nodes, in.gpus_per_node, size, {std::max<uint32_t>(2, channels)});
-    case Algorithm::pat: return pat_schedule(op, ranks, size, {.channels = std::max<uint32_t>(1, channels)});
+    case Algorithm::pat:
+      return pat_schedule(op, ranks, size, {.channels = std::max<uint32_t>(1, channels)});
     case Algorithm::collnet_direct:
     case Algorithm::collnet_chain: {
       // Heads: the GPUs of a node with a NIC port of their own (all of them on DGX A100/H100).
@@ -204,13 +215,15 @@ CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topo
   Choice run = plan.choice;
   if (!modelled(run.algorithm, op, plan.input)) {
     run = best_modelled(plan.input, options.overrides);
-    plan.note = fmt::format("NCCL would run {}/{}; weft simulates {}/{}, the best of what it models ({} is not "
-                            "modelled yet)",
-                            to_string(plan.choice.algorithm), to_string(plan.choice.protocol),
-                            to_string(run.algorithm), to_string(run.protocol), to_string(plan.choice.algorithm));
+    plan.note = fmt::format(
+        "NCCL would run {}/{}; weft simulates {}/{}, the best of what it models ({} is not "
+        "modelled yet)",
+        to_string(plan.choice.algorithm), to_string(plan.choice.protocol), to_string(run.algorithm),
+        to_string(run.protocol), to_string(plan.choice.algorithm));
   }
   plan.simulated = run.algorithm;
-  plan.label = fmt::format("{}/{} x{}", to_string(run.algorithm), to_string(run.protocol), std::max<uint32_t>(1, run.channels));
+  plan.label =
+      fmt::format("{}/{} x{}", to_string(run.algorithm), to_string(run.protocol), std::max<uint32_t>(1, run.channels));
   uint32_t channels = std::max<uint32_t>(1, run.channels);
   plan.schedule = build(run.algorithm, op, size, plan.input, channels, run.protocol);
   if (run.algorithm == Algorithm::ring || run.algorithm == Algorithm::tree) {
@@ -221,7 +234,8 @@ CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topo
   // NCCL's latency term for the whole operation (§2: base latency plus the hardware latency of its
   // steps), charged once before the first step. NCCL's per-step term already covers the wire, which
   // the simulated links add again; for a ring the part the links give back is taken out.
-  plan.schedule.start_latency = microseconds(run.latency_us - simulated_ring_latency_us(plan, topology, layout.gpu_of_position, op));
+  plan.schedule.start_latency =
+      microseconds(run.latency_us - simulated_ring_latency_us(plan, topology, layout.gpu_of_position, op));
   // One channel copies no faster than the speed NCCL's search gives it (§5); NVLS moves data with
   // the switch's multimem operations instead, limited by the links.
   if (run.algorithm != Algorithm::nvls && run.algorithm != Algorithm::nvls_tree) {

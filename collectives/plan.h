@@ -21,11 +21,11 @@ struct PlanOptions {
 };
 
 struct CollectivePlan {
-  Choice choice;             // what NCCL's tuner picks (or the overrides)
+  Choice choice;                          // what NCCL's tuner picks (or the overrides)
   Algorithm simulated = Algorithm::ring;  // what the schedule runs: the choice, unless not modelled yet
-  std::string note;          // why `simulated` differs from the choice, when it does
-  std::string label;         // what runs, for reports: "NVLS/Simple x16", "pairwise p2p"
-  TunerInput input;          // what the tuner was told about the system
+  std::string note;                       // why `simulated` differs from the choice, when it does
+  std::string label;                      // what runs, for reports: "NVLS/Simple x16", "pairwise p2p"
+  TunerInput input;                       // what the tuner was told about the system
   Schedule schedule;
 };
 

@@ -114,11 +114,16 @@ Schedule ring_reduce(uint32_t ranks, Bytes size, const RingOptions& o) {
 
 Schedule ring_schedule(CollectiveOp op, uint32_t ranks, Bytes size, const RingOptions& o) {
   switch (op) {
-    case CollectiveOp::all_reduce: return ring_all_reduce(ranks, size, o);
-    case CollectiveOp::all_gather: return ring_all_gather(ranks, size, o);
-    case CollectiveOp::reduce_scatter: return ring_reduce_scatter(ranks, size, o);
-    case CollectiveOp::broadcast: return ring_broadcast(ranks, size, o);
-    case CollectiveOp::reduce: return ring_reduce(ranks, size, o);
+    case CollectiveOp::all_reduce:
+      return ring_all_reduce(ranks, size, o);
+    case CollectiveOp::all_gather:
+      return ring_all_gather(ranks, size, o);
+    case CollectiveOp::reduce_scatter:
+      return ring_reduce_scatter(ranks, size, o);
+    case CollectiveOp::broadcast:
+      return ring_broadcast(ranks, size, o);
+    case CollectiveOp::reduce:
+      return ring_reduce(ranks, size, o);
     case CollectiveOp::all_to_all:
     case CollectiveOp::send_recv:
       throw ConfigError(fmt::format("ring: {} is not a ring algorithm; use the schedules of collectives/all_to_all.h",

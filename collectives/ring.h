@@ -15,7 +15,7 @@ struct RingOptions {
   // Bytes one rank sends per step of a loop (NCCL's chunkSize); 0 = the protocol default below.
   // A buffer larger than ranks x chunk per channel runs in several pipelined loops.
   Bytes chunk;
-  uint32_t root = 0;      // broadcast and reduce only
+  uint32_t root = 0;  // broadcast and reduce only
 };
 
 // NCCL Simple protocol defaults (src/include/collectives.h, src/init.cc; see shared/reference/

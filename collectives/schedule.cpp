@@ -1,7 +1,7 @@
 #include "collectives/schedule.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <unordered_map>
 
 #include "collectives/stream_cursor.h"
@@ -13,10 +13,9 @@ void append_run(Stream& stream, const StepRun& run) {
   if (run.count == 0) return;
   if (!stream.runs.empty()) {
     StepRun& last = stream.runs.back();
-    if (last.kind == run.kind && last.peer == run.peer && last.bytes == run.bytes &&
-        last.duration == run.duration && last.wait_stream == run.wait_stream &&
-        last.wait_offset == run.wait_offset && last.also_wait_stream == run.also_wait_stream &&
-        last.also_wait_offset == run.also_wait_offset) {
+    if (last.kind == run.kind && last.peer == run.peer && last.bytes == run.bytes && last.duration == run.duration &&
+        last.wait_stream == run.wait_stream && last.wait_offset == run.wait_offset &&
+        last.also_wait_stream == run.also_wait_stream && last.also_wait_offset == run.also_wait_offset) {
       last.count += run.count;
       return;
     }
@@ -77,13 +76,15 @@ bool valid_group(const Schedule& schedule, uint32_t index) {
 void check_ranges(const Schedule& schedule) {
   for (size_t i = 0; i < schedule.streams.size(); ++i) {
     const Stream& s = schedule.streams[i];
-    if (s.rank >= schedule.ranks) throw ModelError(fmt::format("{}: stream {} has rank {} of {}", schedule.name, i, s.rank, schedule.ranks));
+    if (s.rank >= schedule.ranks)
+      throw ModelError(fmt::format("{}: stream {} has rank {} of {}", schedule.name, i, s.rank, schedule.ranks));
     for (const StepRun& r : s.runs) {
       bool bad_peer = (r.kind == StepKind::send && (r.peer >= schedule.ranks || r.peer == s.rank)) ||
                       (r.kind == StepKind::group && !valid_group(schedule, r.peer));
       auto streams = static_cast<int32_t>(schedule.streams.size());
       bool bad_wait = r.wait_stream >= streams || r.also_wait_stream >= streams;
-      if (bad_peer || bad_wait) throw ModelError(fmt::format("{}: stream {} has a step with a bad peer or wait target", schedule.name, i));
+      if (bad_peer || bad_wait)
+        throw ModelError(fmt::format("{}: stream {} has a step with a bad peer or wait target", schedule.name, i));
     }
   }
 }

@@ -53,7 +53,7 @@ struct Stream {
 struct Schedule {
   std::string name;  // e.g. "all_reduce/ring"
   uint32_t ranks = 0;
-  Bytes size;        // nccl-tests' size: the whole buffer
+  Bytes size;  // nccl-tests' size: the whole buffer
   // Steps a stream may have issued but not finished (NCCL's FIFO slots: NCCL_STEPS / chunkSteps).
   // Step k starts only when step k - max_in_flight is done. 1 = strict lockstep.
   uint32_t max_in_flight = 1;

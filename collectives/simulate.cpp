@@ -8,7 +8,8 @@ namespace weft {
 
 SimulationResult simulate(const Schedule& schedule, const Topology& topology, const SimulationOptions& options) {
   Engine engine;
-  Router router(topology, RouterOptions{.seed = options.seed, .pxn = options.pxn, .policy = options.fabric_options.routing});
+  Router router(topology,
+                RouterOptions{.seed = options.seed, .pxn = options.pxn, .policy = options.fabric_options.routing});
   Recorder quiet;
   Recorder& recorder = options.recorder ? *options.recorder : quiet;
   auto fabric = make_fabric(options.fabric, engine, router, recorder, options.fabric_options);

@@ -13,9 +13,9 @@
 namespace weft {
 
 struct SimulationResult {
-  Time time;                 // first step issued -> last byte arrived
+  Time time;  // first step issued -> last byte arrived
   uint64_t transfers = 0;
-  uint64_t events = 0;       // engine events processed
+  uint64_t events = 0;  // engine events processed
   FabricStats fabric;
   std::vector<LinkStats> links;  // per directed link, when SimulationOptions::link_stats asked for it
 };

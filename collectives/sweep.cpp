@@ -18,8 +18,8 @@ uint64_t granule(CollectiveOp op, uint32_t ranks) { return kElementBytes * (per_
 SweepRow row_of(CollectiveOp op, Bytes rounded, uint32_t ranks, const SimulationResult& result) {
   double seconds = result.time.seconds();
   double algbw = seconds > 0 ? static_cast<double>(rounded.count()) / seconds / 1e9 : 0.0;
-  return {rounded, rounded.count() / granule(op, ranks), result.time, algbw, algbw * bus_bandwidth_factor(op, ranks),
-          result.transfers};
+  return {rounded, rounded.count() / granule(op, ranks),    result.time,
+          algbw,   algbw * bus_bandwidth_factor(op, ranks), result.transfers};
 }
 
 }  // namespace
@@ -29,7 +29,7 @@ SweepRow measure_collective(CollectiveOp op, Bytes size, const RingOptions& ring
   auto ranks = static_cast<uint32_t>(topology.gpus().size());
   Bytes rounded(size.count() / granule(op, ranks) * granule(op, ranks));
   bool p2p = op == CollectiveOp::all_to_all || op == CollectiveOp::send_recv;
-  Schedule schedule = op == CollectiveOp::all_to_all ? pairwise_all_to_all(ranks, rounded)
+  Schedule schedule = op == CollectiveOp::all_to_all  ? pairwise_all_to_all(ranks, rounded)
                       : op == CollectiveOp::send_recv ? send_recv(ranks, rounded)
                                                       : ring_schedule(op, ranks, rounded, ring);
   SimulationResult result = simulate(schedule, topology, options);
@@ -52,9 +52,9 @@ SweepRow measure_planned(CollectiveOp op, Bytes size, const Topology& topology, 
   return row;
 }
 
-
 std::vector<SweepRow> sweep_collective(const SweepSpec& spec, const Topology& topology) {
-  if (spec.factor < 2) throw ConfigError(fmt::format("--factor: expected an integer of at least 2, got {}", spec.factor));
+  if (spec.factor < 2)
+    throw ConfigError(fmt::format("--factor: expected an integer of at least 2, got {}", spec.factor));
   if (spec.min_bytes.count() == 0) throw ConfigError("--min-bytes: expected a size above zero");
   if (spec.min_bytes > spec.max_bytes) {
     throw ConfigError(fmt::format("--min-bytes ({}) is larger than --max-bytes ({})", spec.min_bytes.count(),

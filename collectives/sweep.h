@@ -32,11 +32,11 @@ struct SweepSpec {
 };
 
 struct SweepRow {
-  Bytes size;        // as nccl-tests prints it (rounded down to whole elements on every rank)
-  uint64_t count;    // elements: per buffer (all-reduce, broadcast) or per rank (all-gather, reduce-scatter)
+  Bytes size;      // as nccl-tests prints it (rounded down to whole elements on every rank)
+  uint64_t count;  // elements: per buffer (all-reduce, broadcast) or per rank (all-gather, reduce-scatter)
   Time time;
-  double algbw_GBps; // size / time
-  double busbw_GBps; // algbw x bus_bandwidth_factor
+  double algbw_GBps;  // size / time
+  double busbw_GBps;  // algbw x bus_bandwidth_factor
   uint64_t transfers;
   std::string algorithm = "Ring/Simple";  // what ran: NCCL's algorithm/protocol and channels
   std::string note;                       // when weft simulates something else than NCCL's pick

@@ -1,7 +1,7 @@
 #include "collectives/tree.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "collectives/algorithm_util.h"
 #include "collectives/ring.h"
@@ -51,8 +51,13 @@ TreeLinks expand_nodes(const TreeLinks& nodes, uint32_t p) {
 class TreeBuilder {
  public:
   TreeBuilder(Schedule& s, const TreeLinks& tree, uint32_t channel, uint64_t bytes, uint64_t chunk)
-      : s_(s), tree_(tree), channel_(channel), bytes_(bytes), chunk_(chunk),
-        up_(tree.parent.size(), -1), down_into_(tree.parent.size(), -1) {}
+      : s_(s),
+        tree_(tree),
+        channel_(channel),
+        bytes_(bytes),
+        chunk_(chunk),
+        up_(tree.parent.size(), -1),
+        down_into_(tree.parent.size(), -1) {}
 
   void build() {
     uint32_t n = static_cast<uint32_t>(tree_.parent.size());

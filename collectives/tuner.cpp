@@ -2,8 +2,8 @@
 // shared/reference/nccl_model.md.
 #include "collectives/tuner.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <tuple>
 #include <utility>
 
@@ -29,8 +29,10 @@ bool tuned(CollectiveOp op) {
     case CollectiveOp::all_reduce:
     case CollectiveOp::all_gather:
     case CollectiveOp::reduce_scatter:
-    case CollectiveOp::broadcast: return true;
-    default: return is_reduce(op);
+    case CollectiveOp::broadcast:
+      return true;
+    default:
+      return is_reduce(op);
   }
 }
 
@@ -51,7 +53,8 @@ std::string nvls_unavailable(const TunerInput& in, Algorithm a) {
   }
   // The in-switch reduction works among the communicator's GPUs of one node: with one per node there
   // is no NVLink group to reduce in (a data-parallel communicator of one GPU per node).
-  if (in.gpus_per_node < 2) return "needs at least 2 of the communicator's GPUs in one node (one per node has no NVLink group)";
+  if (in.gpus_per_node < 2)
+    return "needs at least 2 of the communicator's GPUs in one node (one per node has no NVLink group)";
   if (a == Algorithm::nvls_tree && in.nodes == 1) return "needs more than one node (NVLSTree is off on one node)";
   if (a == Algorithm::nvls && in.nodes > 1 && !in.collnet) {
     return "across nodes needs CollNet (SHARP switches) enabled; there is none";
@@ -101,12 +104,14 @@ std::string available_algorithms(const TunerInput& in) {
 
 void validate(const TunerInput& in) {
   if (!tuned(in.op)) {
-    throw ConfigError(fmt::format("tuner: NCCL does not tune {} (only all_reduce, all_gather, reduce_scatter, "
-                                  "broadcast, reduce)", to_string(in.op)));
+    throw ConfigError(
+        fmt::format("tuner: NCCL does not tune {} (only all_reduce, all_gather, reduce_scatter, "
+                    "broadcast, reduce)",
+                    to_string(in.op)));
   }
   if (in.nodes < 1 || in.gpus_per_node < 1 || in.ranks() < 2) {
-    throw ConfigError(fmt::format("tuner: {} node(s) x {} GPU(s); expected at least 2 ranks", in.nodes,
-                                  in.gpus_per_node));
+    throw ConfigError(
+        fmt::format("tuner: {} node(s) x {} GPU(s); expected at least 2 ranks", in.nodes, in.gpus_per_node));
   }
   if (in.gpus_per_node > 1 && !(in.bw_intra_GBps > 0)) throw ConfigError("tuner: bw_intra must be > 0 GB/s");
   if (in.nodes > 1 && !(in.bw_inter_GBps > 0)) throw ConfigError("tuner: several nodes but no NIC bandwidth");
@@ -118,8 +123,8 @@ void validate(const TunerInput& in) {
 
 // comm->nChannels after NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS.
 uint32_t comm_channels(const TunerInput& in, const TunerOverrides& ov) {
-  for (const auto& [value, name] : {std::pair{ov.min_channels, "NCCL_MIN_NCHANNELS"},
-                                    std::pair{ov.max_channels, "NCCL_MAX_NCHANNELS"}}) {
+  for (const auto& [value, name] :
+       {std::pair{ov.min_channels, "NCCL_MIN_NCHANNELS"}, std::pair{ov.max_channels, "NCCL_MAX_NCHANNELS"}}) {
     if (value && (*value < 1 || *value > kMaxChannels)) {
       throw ConfigError(fmt::format("{}={}: expected 1..{}", name, *value, kMaxChannels));
     }
@@ -171,8 +176,8 @@ void check_overrides(const TunerInput& in, const TunerOverrides& ov, uint32_t ch
   }
   if (ov.algorithm && ov.protocol) {
     if (std::string why = pair_unavailable(in, ov, *ov.algorithm, *ov.protocol, channels); !why.empty()) {
-      throw ConfigError(fmt::format("NCCL_ALGO={} NCCL_PROTO={}: {}", to_string(*ov.algorithm),
-                                    to_string(*ov.protocol), why));
+      throw ConfigError(
+          fmt::format("NCCL_ALGO={} NCCL_PROTO={}: {}", to_string(*ov.algorithm), to_string(*ov.protocol), why));
     }
   }
 }
@@ -194,9 +199,12 @@ double nvlink_link_GBps(const catalogue::GpuSpec& gpu, GpuArch arch) {
   if (gpu.name == "rtx-3090") return 12.0;
   switch (arch) {
     case GpuArch::volta:
-    case GpuArch::ampere: return 20.0;
-    case GpuArch::hopper: return 20.6;
-    case GpuArch::blackwell: return 40.1;
+    case GpuArch::ampere:
+      return 20.0;
+    case GpuArch::hopper:
+      return 20.6;
+    case GpuArch::blackwell:
+      return 40.1;
   }
   return 20.0;
 }
@@ -216,8 +224,8 @@ bool on_nvlink(const NodeSpec& s) {
 std::pair<double, uint32_t> nic_share(const ClusterSpec& spec, const NodeSpec& s) {
   if (s.nics <= 0) return {0.0, 0};
   const catalogue::NicSpec& nic = node_spec::nic_of(s);
-  const double port_GBps = spec.network.port_gbps > 0 ? spec.network.port_gbps / 8.0
-                                                      : nic.port_rate.bytes_per_second() / 1e9;
+  const double port_GBps =
+      spec.network.port_gbps > 0 ? spec.network.port_gbps / 8.0 : nic.port_rate.bytes_per_second() / 1e9;
   const int hosts = s.layout == NodeLayout::nvl_rack ? std::max(1, s.gpus / std::max(1, s.gpus_per_host)) : 1;
   const auto ports = static_cast<uint32_t>(s.nics * s.nic_ports * hosts);
   return {port_GBps * ports / s.gpus, ports};
@@ -247,7 +255,8 @@ std::string algorithm_unavailable(const TunerInput& in, Algorithm a) {
   }
   switch (a) {
     case Algorithm::ring:
-    case Algorithm::tree: return "";
+    case Algorithm::tree:
+      return "";
     case Algorithm::nvls:
     case Algorithm::nvls_tree: {
       std::string why = nvls_unavailable(in, a);

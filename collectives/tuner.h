@@ -16,23 +16,23 @@ namespace weft {
 
 // NCCL's environment overrides. A single algorithm or protocol, not NCCL's lists ("Ring,Tree", "^NVLS").
 struct TunerOverrides {
-  std::optional<Algorithm> algorithm;     // NCCL_ALGO
-  std::optional<Protocol> protocol;       // NCCL_PROTO; LL128 named here is used even where NCCL's
-                                          // default leaves it off (as an explicit NCCL_PROTO does)
-  std::optional<uint32_t> min_channels;   // NCCL_MIN_NCHANNELS, 1..64
-  std::optional<uint32_t> max_channels;   // NCCL_MAX_NCHANNELS, 1..64
+  std::optional<Algorithm> algorithm;    // NCCL_ALGO
+  std::optional<Protocol> protocol;      // NCCL_PROTO; LL128 named here is used even where NCCL's
+                                         // default leaves it off (as an explicit NCCL_PROTO does)
+  std::optional<uint32_t> min_channels;  // NCCL_MIN_NCHANNELS, 1..64
+  std::optional<uint32_t> max_channels;  // NCCL_MAX_NCHANNELS, 1..64
 };
 
 struct Choice {
   Algorithm algorithm = Algorithm::ring;
   Protocol protocol = Protocol::simple;
-  uint32_t channels = 0;        // channels the kernel runs on: comm channels, fewer for small Ring/Tree
-                                // messages (§8 thread thresholds)
-  double predicted_us = 0;      // NCCL's estimate (simInfo->estimatedTime); 0 when not enabled
+  uint32_t channels = 0;    // channels the kernel runs on: comm channels, fewer for small Ring/Tree
+                            // messages (§8 thread thresholds)
+  double predicted_us = 0;  // NCCL's estimate (simInfo->estimatedTime); 0 when not enabled
   double latency_us = 0;
-  double bandwidth_GBps = 0;    // algorithm bandwidth the estimate divides by (bytes / us / 1000)
-  bool enabled = true;          // candidates(): false for a pair NCCL would not run here
-  std::string why;              // the reason it was chosen, or why it is not enabled
+  double bandwidth_GBps = 0;  // algorithm bandwidth the estimate divides by (bytes / us / 1000)
+  bool enabled = true;        // candidates(): false for a pair NCCL would not run here
+  std::string why;            // the reason it was chosen, or why it is not enabled
 };
 
 // The smallest predicted time among the enabled pairs, or the overridden ones. Throws ConfigError for

@@ -24,15 +24,15 @@ struct IntegratedSystem {
   bool rented;
 };
 constexpr IntegratedSystem kIntegrated[] = {
-    {"dgx-h100", false}, {"hgx-h200", false}, {"dgx-a100", false}, {"dgx-b200", false},
-    {"gb200-nvl72", false}, {"dgx1-v100", false}, {"aws-p4de", true}, {"aws-p5", true},
+    {"dgx-h100", false},    {"hgx-h200", false},  {"dgx-a100", false}, {"dgx-b200", false},
+    {"gb200-nvl72", false}, {"dgx1-v100", false}, {"aws-p4de", true},  {"aws-p5", true},
 };
 
 // Every NodeSpec field (nodes.h): a node that differs from its preset in any of them is priced by parts.
 auto fields(const NodeSpec& n) {
-  return std::tie(n.layout, n.gpu, n.gpus, n.gpus_per_host, n.nvlink_generation, n.nvlink_links,
-                  n.nvswitch_generation, n.nvswitches, n.nvlink_bridges, n.pcie_generation, n.pcie_lanes,
-                  n.max_payload, n.gpus_per_pcie_switch, n.cpu_sockets, n.p2p, n.nic, n.nics, n.nic_ports);
+  return std::tie(n.layout, n.gpu, n.gpus, n.gpus_per_host, n.nvlink_generation, n.nvlink_links, n.nvswitch_generation,
+                  n.nvswitches, n.nvlink_bridges, n.pcie_generation, n.pcie_lanes, n.max_payload,
+                  n.gpus_per_pcie_switch, n.cpu_sockets, n.p2p, n.nic, n.nics, n.nic_ports);
 }
 
 const IntegratedSystem* integrated_system(const ClusterSpec& spec) {
@@ -62,9 +62,12 @@ std::string_view technology_name(NetworkTechnology t) {
 
 std::string_view tier_name(uint8_t tier) {
   switch (tier) {
-    case 1: return "leaf";
-    case 2: return "spine";
-    case 3: return "core";
+    case 1:
+      return "leaf";
+    case 2:
+      return "spine";
+    case 3:
+      return "core";
   }
   return "switch";
 }
@@ -76,9 +79,12 @@ int bridges_per_pair(std::string_view gpu) { return gpu == "h100-pcie" ? 3 : 1; 
 std::string server_key(const NodeSpec& n) {
   switch (n.layout) {
     case NodeLayout::nvswitch:
-    case NodeLayout::cube_mesh: return "server.sxm";
-    case NodeLayout::nvl_rack: return "server.nvl-rack";
-    case NodeLayout::pcie: break;
+    case NodeLayout::cube_mesh:
+      return "server.sxm";
+    case NodeLayout::nvl_rack:
+      return "server.nvl-rack";
+    case NodeLayout::pcie:
+      break;
   }
   return fmt::format("server.{}-socket", n.cpu_sockets);
 }
@@ -136,15 +142,16 @@ void add_compute(BillOfMaterials& bom, const ClusterSpec& spec, const Census& c,
     add(bom, fmt::format("system.{}", sys->preset), std::string(preset_description(sys->preset)), nodes, false,
         BomGroup::compute);
   } else {
-    add(bom, server_key(n), fmt::format("{} without GPUs ({} layout)", n.layout == NodeLayout::nvl_rack ? "rack" : "server",
-                                        node_spec::layout_name(n.layout)),
+    add(bom, server_key(n),
+        fmt::format("{} without GPUs ({} layout)", n.layout == NodeLayout::nvl_rack ? "rack" : "server",
+                    node_spec::layout_name(n.layout)),
         nodes, false, BomGroup::compute);
   }
   add(bom, fmt::format("gpu.{}", n.gpu), std::string(node_spec::gpu_of(n).description), bom.gpus, whole,
       BomGroup::compute);
   // NVSwitch chips sit on the baseboard (or in the rack's switch trays) the server or system price covers.
-  add(bom, fmt::format("nvswitch.gen{}", n.nvswitch_generation), "NVSwitch chip (on the baseboard)", c.nvswitches,
-      true, BomGroup::compute);
+  add(bom, fmt::format("nvswitch.gen{}", n.nvswitch_generation), "NVSwitch chip (on the baseboard)", c.nvswitches, true,
+      BomGroup::compute);
   const bool board_switches = whole || n.layout != NodeLayout::pcie;
   add(bom, fmt::format("pcie-switch.gen{}", n.pcie_generation), fmt::format("PCIe gen {} switch", n.pcie_generation),
       c.pcie_switches, board_switches, BomGroup::compute);
@@ -152,7 +159,8 @@ void add_compute(BillOfMaterials& bom, const ClusterSpec& spec, const Census& c,
     add(bom, fmt::format("nic.{}", n.nic), std::string(node_spec::nic_of(n).description), c.nics, whole,
         BomGroup::compute);
   }
-  add(bom, fmt::format("nvlink-bridge.{}", n.gpu), fmt::format("NVLink bridge ({} per GPU pair)", bridges_per_pair(n.gpu)),
+  add(bom, fmt::format("nvlink-bridge.{}", n.gpu),
+      fmt::format("NVLink bridge ({} per GPU pair)", bridges_per_pair(n.gpu)),
       c.bridged_pairs * static_cast<uint64_t>(bridges_per_pair(n.gpu)), whole, BomGroup::compute);
 }
 
@@ -163,8 +171,9 @@ void add_network(BillOfMaterials& bom, const ClusterSpec& spec, const Census& c,
   const int ports = net.shape == NetworkShape::single_switch ? std::max(net.radix, c.most_switch_ports) : net.radix;
   for (const auto& [tier, count] : c.switches_by_tier) {
     add(bom, fmt::format("switch.{}-{}g-{}p", technology_key(net.technology), gbps, ports),
-        fmt::format("{} switch, {} ports of {}G {}", net.shape == NetworkShape::single_switch ? "single" : tier_name(tier),
-                    ports, gbps, technology_name(net.technology)),
+        fmt::format("{} switch, {} ports of {}G {}",
+                    net.shape == NetworkShape::single_switch ? "single" : tier_name(tier), ports, gbps,
+                    technology_name(net.technology)),
         count, rented, BomGroup::network);
   }
   auto cables = [&](uint64_t count, double metres, std::string_view between) {
@@ -174,8 +183,8 @@ void add_network(BillOfMaterials& bom, const ClusterSpec& spec, const Census& c,
           fmt::format("transceiver, 2 per {} link of {:g} m ({} links)", between, metres, count), 2 * count, rented,
           BomGroup::cabling);
     } else {
-      add(bom, fmt::format("cable.{}-{}g", reach, gbps), fmt::format("{} cable, {:g} m", between, metres), count, rented,
-          BomGroup::cabling);
+      add(bom, fmt::format("cable.{}-{}g", reach, gbps), fmt::format("{} cable, {:g} m", between, metres), count,
+          rented, BomGroup::cabling);
     }
   };
   cables(c.nic_cables, net.nic_cable_metres, "NIC-to-switch");

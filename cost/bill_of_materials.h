@@ -27,8 +27,8 @@ struct BillOfMaterials {
   std::string name;  // the topology's name, e.g. "dgx-h100 x32"
   uint64_t gpus = 0;
   uint64_t nodes = 0;
-  bool integrated = false;  // nodes are bought (or rented) as whole systems
-  bool rented = false;      // cloud instances: the network and power are in the hourly rent
+  bool integrated = false;     // nodes are bought (or rented) as whole systems
+  bool rented = false;         // cloud instances: the network and power are in the hourly rent
   std::vector<BomLine> lines;  // compute first, then network, then cabling
 };
 

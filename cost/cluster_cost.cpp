@@ -1,8 +1,8 @@
 #include "cost/cluster_cost.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "sim/core/errors.h"
 
@@ -93,9 +93,10 @@ StepCost step_cost(const ClusterCost& cluster, Time step_time, double tokens_per
   if (tokens_per_step > 0) s.usd_per_million_tokens = s.usd_per_step / tokens_per_step * 1e6;
   if (token_budget) {
     if (!(*token_budget >= 0) || tokens_per_step <= 0) {
-      throw ConfigError(fmt::format("cost: a token budget of {} needs a budget of 0 or more and a step that trains "
-                                    "tokens (it has {})",
-                                    *token_budget, tokens_per_step));
+      throw ConfigError(
+          fmt::format("cost: a token budget of {} needs a budget of 0 or more and a step that trains "
+                      "tokens (it has {})",
+                      *token_budget, tokens_per_step));
     }
     s.train_steps = std::ceil(*token_budget / tokens_per_step);
     s.train_seconds = *s.train_steps * s.step_seconds;

@@ -45,14 +45,14 @@ struct CostLine {
   std::string item;
   std::string what;
   uint64_t count = 0;
-  bool included = false;      // in an integrated system's price: no cost of its own
-  double unit_usd = 0;        // 0 when included
+  bool included = false;  // in an integrated system's price: no cost of its own
+  double unit_usd = 0;    // 0 when included
   double unit_usd_per_hour = 0;
   double unit_watts = 0;
-  double usd = 0;             // count x unit
-  double usd_per_hour = 0;    // rent
+  double usd = 0;           // count x unit
+  double usd_per_hour = 0;  // rent
   double watts = 0;
-  std::string source;         // price source (with the switch per-port fallback spelled out)
+  std::string source;  // price source (with the switch per-port fallback spelled out)
   std::string power_source;
 };
 
@@ -66,7 +66,7 @@ struct ClusterCost {
   double capital_usd_per_hour = 0;
   double energy_usd_per_hour = 0;
   double rent_usd_per_hour = 0;
-  double usd_per_hour = 0;      // all three
+  double usd_per_hour = 0;  // all three
   double usd_per_gpu_hour = 0;
   CostAssumptions assumptions;
 };
@@ -85,9 +85,9 @@ struct StepCost {
   double facility_kwh_per_step = 0;
   double tokens_per_step = 0;
   std::optional<double> usd_per_million_tokens;  // when tokens_per_step > 0
-  std::optional<double> train_steps;              // ceil(token budget / tokens per step)
-  std::optional<double> train_seconds;            // train_steps x step time
-  std::optional<double> train_usd;                // train_steps x usd_per_step
+  std::optional<double> train_steps;             // ceil(token budget / tokens per step)
+  std::optional<double> train_seconds;           // train_steps x step time
+  std::optional<double> train_usd;               // train_steps x usd_per_step
 };
 
 // Throws ConfigError for a negative token count or a token budget without tokens per step.

@@ -1,8 +1,8 @@
 #include "cost/cost_report.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <set>
 
 namespace weft::cost {
@@ -10,16 +10,21 @@ namespace {
 
 std::string_view group_name(BomGroup g) {
   switch (g) {
-    case BomGroup::compute: return "compute";
-    case BomGroup::network: return "network";
-    case BomGroup::cabling: return "cabling";
+    case BomGroup::compute:
+      return "compute";
+    case BomGroup::network:
+      return "network";
+    case BomGroup::cabling:
+      return "cabling";
   }
   return "?";
 }
 
 std::string header(const BillOfMaterials& bom) {
   return fmt::format("bill of materials: {} ({} GPUs, {} node(s){})\n", bom.name, bom.gpus, bom.nodes,
-                     bom.rented ? ", rented: network and power in the rent" : bom.integrated ? ", integrated systems" : "");
+                     bom.rented       ? ", rented: network and power in the rent"
+                     : bom.integrated ? ", integrated systems"
+                                      : "");
 }
 
 std::string counts_only(const BillOfMaterials& bom, const std::vector<std::string>& missing) {
@@ -28,7 +33,9 @@ std::string counts_only(const BillOfMaterials& bom, const std::vector<std::strin
   for (const BomLine& l : bom.lines) {
     const bool unpriced = std::find(missing.begin(), missing.end(), l.item) != missing.end();
     out += fmt::format("  {:<24} {:>8}  {}{}\n", l.item, l.count, l.what,
-                       l.included ? " [included]" : unpriced ? " [no price]" : "");
+                       l.included ? " [included]"
+                       : unpriced ? " [no price]"
+                                  : "");
   }
   if (!missing.empty()) {
     out += fmt::format("no price for: {} (add under a scenario's cost: prices: section)\n", fmt::join(missing, ", "));
@@ -53,15 +60,17 @@ std::string priced(const BillOfMaterials& bom, const ClusterCost& c) {
   out += fmt::format("capital {}; IT power {:.1f} kW, facility {:.1f} kW (load {:g}, PUE {:g})\n",
                      format_usd(c.capital_usd), c.it_power_w / 1e3, c.facility_power_w / 1e3, a.load, a.pue);
   const std::string rent = c.rent_usd_per_hour > 0 ? fmt::format(" + rent {}/h", format_usd(c.rent_usd_per_hour)) : "";
-  out += fmt::format("cost {}/h = capital {}/h ({:g} years at {:g} utilisation) + energy {}/h (${:g}/kWh){}; "
-                     "{}/GPU-hour\n",
-                     format_usd(c.usd_per_hour), format_usd(c.capital_usd_per_hour), a.years, a.utilisation,
-                     format_usd(c.energy_usd_per_hour), a.usd_per_kwh, rent, format_usd(c.usd_per_gpu_hour));
+  out += fmt::format(
+      "cost {}/h = capital {}/h ({:g} years at {:g} utilisation) + energy {}/h (${:g}/kWh){}; "
+      "{}/GPU-hour\n",
+      format_usd(c.usd_per_hour), format_usd(c.capital_usd_per_hour), a.years, a.utilisation,
+      format_usd(c.energy_usd_per_hour), a.usd_per_kwh, rent, format_usd(c.usd_per_gpu_hour));
   out += "sources:\n";
   std::set<std::string> seen;
   for (const CostLine& l : c.lines) {
     if (l.included || !seen.insert(l.item).second) continue;
-    out += fmt::format("  {}: {}; power: {}\n", l.item, l.source, l.power_source.empty() ? "not given" : l.power_source);
+    out +=
+        fmt::format("  {}: {}; power: {}\n", l.item, l.source, l.power_source.empty() ? "not given" : l.power_source);
   }
   return out;
 }
@@ -87,11 +96,17 @@ std::string format_bom(const BillOfMaterials& bom, const PriceBook* prices, cons
 }
 
 nlohmann::ordered_json bom_json(const BillOfMaterials& bom) {
-  nlohmann::ordered_json j{{"name", bom.name}, {"gpus", bom.gpus}, {"nodes", bom.nodes},
-                           {"integrated", bom.integrated}, {"rented", bom.rented}};
+  nlohmann::ordered_json j{{"name", bom.name},
+                           {"gpus", bom.gpus},
+                           {"nodes", bom.nodes},
+                           {"integrated", bom.integrated},
+                           {"rented", bom.rented}};
   auto& lines = j["lines"] = nlohmann::ordered_json::array();
   for (const BomLine& l : bom.lines) {
-    lines.push_back({{"item", l.item}, {"what", l.what}, {"count", l.count}, {"included", l.included},
+    lines.push_back({{"item", l.item},
+                     {"what", l.what},
+                     {"count", l.count},
+                     {"included", l.included},
                      {"group", group_name(l.group)}});
   }
   return j;
@@ -108,12 +123,20 @@ nlohmann::ordered_json cost_json(const ClusterCost& c) {
                            {"usd_per_hour", c.usd_per_hour},
                            {"usd_per_gpu_hour", c.usd_per_gpu_hour},
                            {"assumptions",
-                            {{"years", a.years}, {"pue", a.pue}, {"usd_per_kwh", a.usd_per_kwh}, {"load", a.load},
+                            {{"years", a.years},
+                             {"pue", a.pue},
+                             {"usd_per_kwh", a.usd_per_kwh},
+                             {"load", a.load},
                              {"utilisation", a.utilisation}}}};
   auto& lines = j["lines"] = nlohmann::ordered_json::array();
   for (const CostLine& l : c.lines) {
-    lines.push_back({{"item", l.item}, {"count", l.count}, {"included", l.included}, {"usd", l.usd},
-                     {"usd_per_hour", l.usd_per_hour}, {"watts", l.watts}, {"source", l.source},
+    lines.push_back({{"item", l.item},
+                     {"count", l.count},
+                     {"included", l.included},
+                     {"usd", l.usd},
+                     {"usd_per_hour", l.usd_per_hour},
+                     {"watts", l.watts},
+                     {"source", l.source},
                      {"power_source", l.power_source}});
   }
   return j;

@@ -1,7 +1,7 @@
 #include "cost/plan.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <numeric>
 
 namespace weft::cost {

@@ -16,7 +16,7 @@ namespace weft::cost {
 struct PlanPoint {
   std::string name;  // e.g. the compare: variant, or "nic=cx7 nics=4 oversubscription=2"
   Time step_time;
-  double usd = 0;    // the cost being minimised: capital (a buyer's budget) or USD per step, the caller's choice
+  double usd = 0;  // the cost being minimised: capital (a buyer's budget) or USD per step, the caller's choice
 };
 
 // The cheapest point whose step time is at most `target`; ties go to the faster, then the earlier.
@@ -44,6 +44,7 @@ std::vector<GridPoint> expand_grid(std::span<const GridAxis> axes);
 std::string grid_point_name(const GridPoint& point);
 
 // The points as a table (name, step time, cost, on the frontier), the chosen one marked.
-std::string format_plan(std::span<const PlanPoint> points, std::optional<size_t> chosen, const char* cost_label = "USD");
+std::string format_plan(std::span<const PlanPoint> points, std::optional<size_t> chosen,
+                        const char* cost_label = "USD");
 
 }  // namespace weft::cost

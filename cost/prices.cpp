@@ -5,9 +5,9 @@
 // any entry (scenarios/cost_section.h): a buyer's own quote always wins.
 #include "cost/prices.h"
 
+#include <fmt/format.h>
 #include <array>
 #include <charconv>
-#include <fmt/format.h>
 #include <regex>
 
 #include "sim/core/errors.h"
@@ -29,11 +29,14 @@ struct Row {
 };
 
 constexpr std::string_view kGpuTdp = "GPU catalogue TDP (topologies/catalogue/gpus.cpp, vendor datasheets)";
-constexpr std::string_view kH100Range = "estimate: $25,000-30,000 per H100 (Raymond James, reported by Barron's, 2023-08)";
-constexpr std::string_view kPassive = "passive copper, no electronics in the data path (NVIDIA LinkX DAC specifications)";
+constexpr std::string_view kH100Range =
+    "estimate: $25,000-30,000 per H100 (Raymond James, reported by Barron's, 2023-08)";
+constexpr std::string_view kPassive =
+    "passive copper, no electronics in the data path (NVIDIA LinkX DAC specifications)";
 // NVIDIA LinkX cable overview (docs.nvidia.com, 2024-08): a twin-port 800G OSFP transceiver is a
 // 17 W part, so ~8.5 W per 400G end; slower optics scale down [estimate].
-constexpr std::string_view kOpticPower = "estimate scaled from NVIDIA's 17 W twin-port 800G OSFP (LinkX overview, 2024)";
+constexpr std::string_view kOpticPower =
+    "estimate scaled from NVIDIA's 17 W twin-port 800G OSFP (LinkX overview, 2024)";
 constexpr std::string_view kCableListings = "estimate: public reseller listings of DAC/AOC/transceivers, 2024";
 // luxoptx.com, "800G optical module cost analysis" (2025): 400G QSFP-DD $600-800, 800G OSFP-DR8
 // $1,100-1,400 at volume.
@@ -93,7 +96,8 @@ constexpr Row kRows[] = {
     {"nic.cx7", 2'200, 0, 25, "estimate: ConnectX-7 1x NDR OSFP (MCX75310AAS-NEAT) listings 2024",
      "estimate: ConnectX-7 user manual power tables, ~25 W class"},
     {"nic.cx8", 3'500, 0, 40, "estimate: ConnectX-8 SuperNIC, 2025 listings", "estimate: ~40 W with its PCIe switch"},
-    {"nic.bf3", 3'000, 0, 150, "estimate: BlueField-3 B3140H listings 2024", "estimate: BlueField-3 product brief, 150 W max"},
+    {"nic.bf3", 3'000, 0, 150, "estimate: BlueField-3 B3140H listings 2024",
+     "estimate: BlueField-3 product brief, 150 W max"},
     {"nic.eth-10g", 250, 0, 5, "estimate: Intel X710-DA2 street price 2024", "estimate: Intel X710 product brief"},
     {"nic.eth-25g", 300, 0, 12, "estimate: Intel E810-XXVDA2 street price 2024", "estimate: Intel E810 product brief"},
     {"nic.eth-100g", 800, 0, 20, "estimate: Intel E810-CQDA2 street price 2024", "estimate: Intel E810 product brief"},
@@ -195,8 +199,8 @@ void check_item_key(std::string_view key) {
   std::vector<std::string_view> names;
   for (const Category& c : kCategories) names.push_back(c.name);
   if (dot == std::string_view::npos) {
-    throw ConfigError(fmt::format("'{}' does not name an item (expected category.name, categories: {})", key,
-                                  join_names(names)));
+    throw ConfigError(
+        fmt::format("'{}' does not name an item (expected category.name, categories: {})", key, join_names(names)));
   }
   const std::string_view category = key.substr(0, dot);
   const std::string_view name = key.substr(dot + 1);

@@ -63,7 +63,8 @@ std::optional<SeriesKey> key_of(const Instance& i) {
   if (o.kind == LoweredKind::collective && i.ranks > 1) {
     return SeriesKey{"collective", o.op, i.ranks, o.algorithm, o.protocol, o.link};
   }
-  if (o.kind == LoweredKind::send || o.kind == LoweredKind::recv) return SeriesKey{"p2p", "send_recv", 2, "p2p", "", o.link};
+  if (o.kind == LoweredKind::send || o.kind == LoweredKind::recv)
+    return SeriesKey{"p2p", "send_recv", 2, "p2p", "", o.link};
   if (o.kind == LoweredKind::copy) return SeriesKey{"copy", o.direction, 1, "", "", ""};
   return std::nullopt;
 }
@@ -147,7 +148,8 @@ void fit_gemms(const std::vector<Instance>& inst, const std::string& gpu, Networ
   for (const Instance& i : inst) {
     if (i.op.kind != LoweredKind::compute || !i.op.gemm || i.measured_us <= 0) continue;
     const double rate = i.op.gemm->flops() / (i.measured_us * 1e-6);
-    const double peak = peak_flops(spec, i.op.gemm->dtype == "float32" ? Precision::tf32 : parse_precision(i.op.gemm->dtype));
+    const double peak =
+        peak_flops(spec, i.op.gemm->dtype == "float32" ? Precision::tf32 : parse_precision(i.op.gemm->dtype));
     by_class[shape_class(*i.op.gemm)].emplace_back(rate / peak, rate / 1e12);
   }
   for (const char* c : {"small", "medium", "large"}) {
@@ -243,7 +245,8 @@ Calibration calibrate(std::span<const Measured> measurements, const CalibrationO
   c.profile.source = "weft calibrate of " + fmt::format("{}", fmt::join(sources, "; "));
   std::map<SeriesKey, std::vector<FitPoint>> series;
   for (const Instance& i : all) {
-    if (auto key = key_of(i); key && i.measured_us > 0) series[*key].push_back({static_cast<double>(i.op.bytes), i.measured_us});
+    if (auto key = key_of(i); key && i.measured_us > 0)
+      series[*key].push_back({static_cast<double>(i.op.bytes), i.measured_us});
   }
   for (const auto& [key, pts] : series) {
     for (SeriesFit& f : fit_series(key, pts, options.holdout, c.holdout)) c.profile.series.push_back(std::move(f));
@@ -264,8 +267,9 @@ Calibration calibrate(std::span<const Measured> measurements, const CalibrationO
 }
 
 std::string compute_profile_yaml(const NetworkProfile& p) {
-  std::string out = "# weft calibrate: compute efficiencies (load_compute_profile format, workloads/compute_model.h).\n"
-                    "# The network fits are in the .network.yaml file next to this one.\n";
+  std::string out =
+      "# weft calibrate: compute efficiencies (load_compute_profile format, workloads/compute_model.h).\n"
+      "# The network fits are in the .network.yaml file next to this one.\n";
   out += fmt::format("source: \"{}\"\n", p.source);
   if (!p.gemm_efficiency && !p.memory_efficiency) return out;
   std::string fields;
@@ -276,23 +280,26 @@ std::string compute_profile_yaml(const NetworkProfile& p) {
 }
 
 std::string network_profile_yaml(const NetworkProfile& p) {
-  std::string out = "# weft calibrate: fitted latency (alpha) and effective bandwidth (beta, 1e9 bytes/s of the\n"
-                    "# nccl-tests size) per series; residuals are relative (docs/schedule-json.md).\n";
+  std::string out =
+      "# weft calibrate: fitted latency (alpha) and effective bandwidth (beta, 1e9 bytes/s of the\n"
+      "# nccl-tests size) per series; residuals are relative (docs/schedule-json.md).\n";
   out += fmt::format("format: weft-network-profile\nversion: 1\nsource: \"{}\"\n", p.source);
   if (!p.gpu.empty()) out += fmt::format("gpu: {}\n", p.gpu);
   if (p.launch_us) out += fmt::format("launch_overhead_us: {:.4f}  # {}\n", *p.launch_us, p.launch_from);
   out += "series:\n";
   for (const SeriesFit& s : p.series) {
-    out += fmt::format("  - {{kind: {}, op: {}, ranks: {}, algorithm: \"{}\", protocol: \"{}\", link: \"{}\", from_bytes: {:.0f}, "
-                       "alpha_us: {:.6g}, beta_GBps: {:.6g}, points: {}, outliers: {}, rms_rel_residual: {:.4f}, max_rel_residual: {:.4f}}}\n",
-                       s.kind, s.op, s.ranks, s.algorithm, s.protocol, s.link, s.from_bytes, s.fit.alpha_us, s.fit.beta_GBps(),
-                       s.fit.points, s.fit.outliers, s.fit.rms_rel, s.fit.max_rel);
+    out += fmt::format(
+        "  - {{kind: {}, op: {}, ranks: {}, algorithm: \"{}\", protocol: \"{}\", link: \"{}\", from_bytes: {:.0f}, "
+        "alpha_us: {:.6g}, beta_GBps: {:.6g}, points: {}, outliers: {}, rms_rel_residual: {:.4f}, max_rel_residual: "
+        "{:.4f}}}\n",
+        s.kind, s.op, s.ranks, s.algorithm, s.protocol, s.link, s.from_bytes, s.fit.alpha_us, s.fit.beta_GBps(),
+        s.fit.points, s.fit.outliers, s.fit.rms_rel, s.fit.max_rel);
   }
   if (!p.gemm.empty()) {
     out += "gemm:\n";
     for (const GemmFit& g : p.gemm) {
-      out += fmt::format("  - {{class: {}, efficiency: {:.4f}, tflops: {:.4g}, points: {}}}\n", g.shape_class, g.efficiency,
-                         g.tflops, g.points);
+      out += fmt::format("  - {{class: {}, efficiency: {:.4f}, tflops: {:.4g}, points: {}}}\n", g.shape_class,
+                         g.efficiency, g.tflops, g.points);
     }
   }
   return out;
@@ -327,7 +334,8 @@ std::optional<double> calibrated_us(const NetworkProfile& p, const LoweredOp& op
     if (SeriesKey{s.kind, s.op, s.ranks, s.algorithm, s.protocol, s.link} == *key) regimes.push_back(s);
   }
   if (regimes.empty()) return std::nullopt;
-  std::sort(regimes.begin(), regimes.end(), [](const SeriesFit& a, const SeriesFit& b) { return a.from_bytes < b.from_bytes; });
+  std::sort(regimes.begin(), regimes.end(),
+            [](const SeriesFit& a, const SeriesFit& b) { return a.from_bytes < b.from_bytes; });
   return predict_regimes(regimes, static_cast<double>(op.bytes));
 }
 
@@ -336,11 +344,13 @@ std::string format_calibration(const Calibration& c) {
   std::string out = fmt::format("{:<44} {:>10} {:>11} {:>11} {:>6} {:>5} {:>9} {:>9}\n", "series", "from B", "alpha us",
                                 "beta GB/s", "points", "outl", "rms res", "max res");
   for (const SeriesFit& s : p.series) {
-    out += fmt::format("{:<44} {:>10.0f} {:>11.3f} {:>11.4f} {:>6} {:>5} {:>8.2f}% {:>8.2f}%\n", s.name(), s.from_bytes, s.fit.alpha_us,
-                       s.fit.beta_GBps(), s.fit.points, s.fit.outliers, 100 * s.fit.rms_rel, 100 * s.fit.max_rel);
+    out += fmt::format("{:<44} {:>10.0f} {:>11.3f} {:>11.4f} {:>6} {:>5} {:>8.2f}% {:>8.2f}%\n", s.name(), s.from_bytes,
+                       s.fit.alpha_us, s.fit.beta_GBps(), s.fit.points, s.fit.outliers, 100 * s.fit.rms_rel,
+                       100 * s.fit.max_rel);
   }
   for (const GemmFit& g : p.gemm) {
-    out += fmt::format("gemm {:<7} efficiency {:.3f} ({:.1f} TFLOP/s, {} GEMMs)\n", g.shape_class, g.efficiency, g.tflops, g.points);
+    out += fmt::format("gemm {:<7} efficiency {:.3f} ({:.1f} TFLOP/s, {} GEMMs)\n", g.shape_class, g.efficiency,
+                       g.tflops, g.points);
   }
   if (p.memory_efficiency) out += fmt::format("memory efficiency (d2d copies) {:.3f}\n", *p.memory_efficiency);
   if (p.launch_us) out += fmt::format("launch overhead {:.3f} us ({})\n", *p.launch_us, p.launch_from);
@@ -349,8 +359,8 @@ std::string format_calibration(const Calibration& c) {
     out += fmt::format("\nheld-out sizes (fit on the others):\n{:<44} {:>12} {:>12} {:>12} {:>8}\n", "series", "bytes",
                        "measured us", "predicted us", "error");
     for (const HoldoutRow& h : c.holdout) {
-      out += fmt::format("{:<44} {:>12} {:>12.2f} {:>12.2f} {:>7.1f}%\n", h.series, h.bytes, h.measured_us, h.predicted_us,
-                         100 * h.error());
+      out += fmt::format("{:<44} {:>12} {:>12.2f} {:>12.2f} {:>7.1f}%\n", h.series, h.bytes, h.measured_us,
+                         h.predicted_us, 100 * h.error());
       errs.push_back(std::fabs(h.error()));
     }
     out += fmt::format("holdout median |error| = {:.2f} % over {} sizes\n", 100 * median(errs), errs.size());

@@ -20,12 +20,12 @@ struct FitPoint {
 };
 
 struct LinearFit {
-  double alpha_us = 0;         // latency: the time of an empty message
-  double us_per_byte = 0;      // 1 / effective bandwidth
+  double alpha_us = 0;     // latency: the time of an empty message
+  double us_per_byte = 0;  // 1 / effective bandwidth
   size_t points = 0;
-  size_t outliers = 0;         // points the Huber weights cut (|relative residual| > 3 robust sigmas)
-  double rms_rel = 0;          // RMS relative residual of the inliers
-  double max_rel = 0;          // largest |relative residual| of any point
+  size_t outliers = 0;  // points the Huber weights cut (|relative residual| > 3 robust sigmas)
+  double rms_rel = 0;   // RMS relative residual of the inliers
+  double max_rel = 0;   // largest |relative residual| of any point
   double beta_GBps() const { return us_per_byte > 0 ? 1e-3 / us_per_byte : 0; }  // 1e9 bytes/s
   double predict_us(double bytes) const { return alpha_us + bytes * us_per_byte; }
 };
@@ -39,8 +39,8 @@ struct FitOptions {
 LinearFit fit_alpha_beta(std::span<const FitPoint> points, const FitOptions& options = {});
 
 struct SeriesFit {
-  std::string kind;            // collective | p2p | copy
-  std::string op;              // collective op, "send_recv", or the copy direction
+  std::string kind;  // collective | p2p | copy
+  std::string op;    // collective op, "send_recv", or the copy direction
   uint32_t ranks = 0;
   std::string algorithm, protocol, link;
   LinearFit fit;
@@ -49,25 +49,25 @@ struct SeriesFit {
   // a rendezvous protocol): at the split between measured sizes that minimises the summed absolute
   // relative residuals, when that at least halves them (each regime keeps 3+ sizes).
   double from_bytes = 0;
-  std::string name() const;    // "all_reduce x4 ring/simple inter"
+  std::string name() const;  // "all_reduce x4 ring/simple inter"
 };
 
 struct GemmFit {
-  std::string shape_class;     // small (min dim < 1024) | medium (< 4096) | large
-  double efficiency = 0;       // median achieved / dense peak of the dtype
-  double tflops = 0;           // median achieved
+  std::string shape_class;  // small (min dim < 1024) | medium (< 4096) | large
+  double efficiency = 0;    // median achieved / dense peak of the dtype
+  double tflops = 0;        // median achieved
   size_t points = 0;
 };
 
 // What calibrate writes to PROFILE.network.yaml (and reads back for `weft lower --calibration`).
 struct NetworkProfile {
   std::string source;
-  std::string gpu;                        // catalogue GPU the efficiencies are of ("" when none)
-  std::optional<double> launch_us;        // launch overhead
-  std::string launch_from;                // how it was found
+  std::string gpu;                  // catalogue GPU the efficiencies are of ("" when none)
+  std::optional<double> launch_us;  // launch overhead
+  std::string launch_from;          // how it was found
   std::vector<SeriesFit> series;
   std::vector<GemmFit> gemm;
-  std::optional<double> gemm_efficiency;  // of the largest shape class: the compute profile's `gemm`
+  std::optional<double> gemm_efficiency;    // of the largest shape class: the compute profile's `gemm`
   std::optional<double> memory_efficiency;  // device-to-device copies: 2 x bytes / time / HBM bandwidth
 };
 

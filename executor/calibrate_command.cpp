@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "executor/commands.h"
 #include "executor/calibrate.h"
+#include "executor/commands.h"
 #include "executor/compare.h"
 #include "sim/core/errors.h"
 

@@ -12,11 +12,15 @@ namespace {
 
 std::string op_class(const LoweredOp& o) {
   switch (o.kind) {
-    case LoweredKind::compute: return o.gemm ? "gemm" : "compute";
-    case LoweredKind::collective: return o.op;
+    case LoweredKind::compute:
+      return o.gemm ? "gemm" : "compute";
+    case LoweredKind::collective:
+      return o.op;
     case LoweredKind::send:
-    case LoweredKind::recv: return "send_recv";
-    case LoweredKind::copy: return "copy_" + o.direction;
+    case LoweredKind::recv:
+      return "send_recv";
+    case LoweredKind::copy:
+      return "copy_" + o.direction;
   }
   return "?";
 }
@@ -33,9 +37,10 @@ std::string band_of(const LoweredOp& o, double predicted_us) {
 
 Comparison compare_real(const Predicted& p, const Measured& m) {
   if (p.fingerprint != m.fingerprint) {
-    throw ConfigError(fmt::format("the measurement is of another schedule: predicted for '{}' (fingerprint {}), measured "
-                                  "'{}' (fingerprint {}); lower and run the same schedule.json",
-                                  p.schedule_name, p.fingerprint, m.schedule_name, m.fingerprint));
+    throw ConfigError(
+        fmt::format("the measurement is of another schedule: predicted for '{}' (fingerprint {}), measured "
+                    "'{}' (fingerprint {}); lower and run the same schedule.json",
+                    p.schedule_name, p.fingerprint, m.schedule_name, m.fingerprint));
   }
   std::map<std::pair<uint32_t, uint32_t>, const PredictedOp*> pred;
   for (const PredictedOp& o : p.ops) pred[{o.rank, o.id}] = &o;
@@ -46,7 +51,8 @@ Comparison compare_real(const Predicted& p, const Measured& m) {
     int64_t start = INT64_MIN, end = INT64_MIN;
     for (auto [rank, id] : i.members) {
       auto it = pred.find({rank, id});
-      if (it == pred.end()) throw ConfigError(fmt::format("rank {} op {} was measured but has no prediction", rank, id));
+      if (it == pred.end())
+        throw ConfigError(fmt::format("rank {} op {} was measured but has no prediction", rank, id));
       start = std::max(start, it->second->start_ps);
       end = std::max(end, it->second->end_ps);
     }
@@ -70,21 +76,21 @@ Comparison compare_real(const Predicted& p, const Measured& m) {
 }
 
 std::string format_comparison(const Comparison& c, size_t max_rows) {
-  std::string out = fmt::format("{:<22} {:<14} {:>12} {:>13} {:>13} {:>8}\n", "instance", "class", "bytes", "predicted us",
-                                "measured us", "error");
+  std::string out = fmt::format("{:<22} {:<14} {:>12} {:>13} {:>13} {:>8}\n", "instance", "class", "bytes",
+                                "predicted us", "measured us", "error");
   size_t n = 0;
   for (const ComparedOp& o : c.ops) {
     if (n++ == max_rows) {
       out += fmt::format("... {} more (--rows to show them)\n", c.ops.size() - max_rows);
       break;
     }
-    out += fmt::format("{:<22} {:<14} {:>12} {:>13.2f} {:>13.2f} {:>7.1f}%\n", o.instance.key, o.op_class, o.instance.op.bytes,
-                       o.predicted_us, o.measured_us, 100 * o.error());
+    out += fmt::format("{:<22} {:<14} {:>12} {:>13.2f} {:>13.2f} {:>7.1f}%\n", o.instance.key, o.op_class,
+                       o.instance.op.bytes, o.predicted_us, o.measured_us, 100 * o.error());
   }
   out += fmt::format("\n{:<14} {:<12} {:>6} {:>16} {:>12}\n", "class", "band", "ops", "median |error|", "mean error");
   for (const ComparisonRow& r : c.summary) {
-    out += fmt::format("{:<14} {:<12} {:>6} {:>15.1f}% {:>11.1f}%\n", r.op_class, r.band, r.count, 100 * r.median_abs_error,
-                       100 * r.mean_error);
+    out += fmt::format("{:<14} {:<12} {:>6} {:>15.1f}% {:>11.1f}%\n", r.op_class, r.band, r.count,
+                       100 * r.median_abs_error, 100 * r.mean_error);
   }
   out += fmt::format("all ops: median |error| = {:.2f} % over {} ops\n", 100 * c.median_abs_error, c.ops.size());
   return out;

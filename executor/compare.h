@@ -12,8 +12,8 @@ namespace weft {
 
 struct ComparedOp {
   Instance instance;
-  std::string op_class;   // compute, gemm, all_reduce, ..., send_recv, copy_d2d, ...
-  std::string band;       // size band of the bytes (compute: of the predicted time)
+  std::string op_class;  // compute, gemm, all_reduce, ..., send_recv, copy_d2d, ...
+  std::string band;      // size band of the bytes (compute: of the predicted time)
   double predicted_us = 0;
   double measured_us = 0;
   double error() const { return measured_us > 0 ? (predicted_us - measured_us) / measured_us : 0; }
@@ -23,7 +23,7 @@ struct ComparisonRow {
   std::string op_class, band;
   size_t count = 0;
   double median_abs_error = 0;
-  double mean_error = 0;      // signed: > 0 weft is slow (over-predicts)
+  double mean_error = 0;  // signed: > 0 weft is slow (over-predicts)
 };
 
 struct Comparison {

@@ -253,9 +253,10 @@ Lowered lower_scenario(const Scenario& all, const std::string& variant) {
   } else if (!sc.collectives.empty()) {
     out = lower_collectives(sc);
   } else {
-    throw ConfigError(fmt::format("{}: a traffic pattern has no ranks' programs to lower; use a training step "
-                                  "(workload: model: or trace:) or workload: collectives:",
-                                  sc.source));
+    throw ConfigError(
+        fmt::format("{}: a traffic pattern has no ranks' programs to lower; use a training step "
+                    "(workload: model: or trace:) or workload: collectives:",
+                    sc.source));
   }
   out.schedule.source = sc.source + (variant.empty() ? "" : fmt::format(" (variant {})", variant));
   return out;

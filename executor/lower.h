@@ -44,7 +44,8 @@ Lowered lower_gpu_sweep(const std::string& gpu, uint64_t max_gemm = 8192, uint64
 // Replaces the time of every collective and send/recv the network profile has a series for, then
 // lays the schedule out again (streams in order, deps, collectives when all members are ready,
 // pairs when both are): weft's calibrated prediction.
-Predicted recalibrated(const LoweredSchedule& s, const Predicted& p, const NetworkProfile& profile, const std::string& name);
+Predicted recalibrated(const LoweredSchedule& s, const Predicted& p, const NetworkProfile& profile,
+                       const std::string& name);
 
 // Picks the compare: variant `name` of `s` ("" or the baseline's name: `s`).
 const Scenario& pick_variant(const Scenario& s, const std::string& name);

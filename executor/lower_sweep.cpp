@@ -93,12 +93,14 @@ Lowered lower_gpu_sweep(const std::string& gpu_name, uint64_t max_gemm, uint64_t
   return out;
 }
 
-Predicted recalibrated(const LoweredSchedule& s, const Predicted& p, const NetworkProfile& profile, const std::string& name) {
+Predicted recalibrated(const LoweredSchedule& s, const Predicted& p, const NetworkProfile& profile,
+                       const std::string& name) {
   std::map<std::pair<uint32_t, uint32_t>, int64_t> dur;
   for (const PredictedOp& o : p.ops) dur[{o.rank, o.id}] = o.end_ps - o.start_ps;
   for (uint32_t r = 0; r < s.ranks(); ++r) {
     for (const LoweredOp& o : s.programs[r]) {
-      const uint32_t members = o.kind == LoweredKind::collective ? static_cast<uint32_t>(s.comms[o.comm].ranks.size()) : 2;
+      const uint32_t members =
+          o.kind == LoweredKind::collective ? static_cast<uint32_t>(s.comms[o.comm].ranks.size()) : 2;
       if (auto us = calibrated_us(profile, o, members)) dur[{r, o.id}] = std::llround(*us * 1e6);
     }
   }
@@ -138,7 +140,8 @@ Predicted recalibrated(const LoweredSchedule& s, const Predicted& p, const Netwo
         if (!ok) continue;
         ready[r][o.id] = t;
         progress = true;
-        const bool shared = o.kind == LoweredKind::collective || o.kind == LoweredKind::send || o.kind == LoweredKind::recv;
+        const bool shared =
+            o.kind == LoweredKind::collective || o.kind == LoweredKind::send || o.kind == LoweredKind::recv;
         auto& members = waiting[shared ? instance_key(r, o) : fmt::format("o{}.{}", r, o.id)];
         members.emplace_back(r, o.id);
         const size_t need = o.kind == LoweredKind::collective ? s.comms[o.comm].ranks.size() : shared ? 2 : 1;

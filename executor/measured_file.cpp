@@ -13,7 +13,8 @@ using nlohmann::json;
 
 nlohmann::json to_json(const MeasuredOp& o) {
   std::vector<double> durations;
-  for (size_t i = 0; i < o.start_us.size() && i < o.end_us.size(); ++i) durations.push_back(o.end_us[i] - o.start_us[i]);
+  for (size_t i = 0; i < o.start_us.size() && i < o.end_us.size(); ++i)
+    durations.push_back(o.end_us[i] - o.start_us[i]);
   return json{{"rank", o.rank},         {"id", o.id},
               {"op", to_json(o.op)},    {"comm_ranks", o.comm_ranks},
               {"executed", o.executed}, {"start_us", o.start_us},
@@ -43,13 +44,14 @@ nlohmann::json to_json(const Measured& m) {
   json ops = json::array();
   for (const MeasuredOp& o : m.ops) ops.push_back(to_json(o));
   // `complete` comes last in the text as well as in meaning: the file is renamed into place whole.
-  return json{{"format", "weft-measured"},
-              {"version", m.version},
-              {"schedule", {{"name", m.schedule_name}, {"fingerprint", m.fingerprint}, {"ranks", m.ranks}, {"gpu", m.gpu}}},
-              {"executor", {{"name", m.executor}, {"mode", m.mode}, {"warmup", m.warmup}, {"repeats", m.repeats}}},
-              {"environment", m.environment},
-              {"ops", std::move(ops)},
-              {"complete", m.complete}};
+  return json{
+      {"format", "weft-measured"},
+      {"version", m.version},
+      {"schedule", {{"name", m.schedule_name}, {"fingerprint", m.fingerprint}, {"ranks", m.ranks}, {"gpu", m.gpu}}},
+      {"executor", {{"name", m.executor}, {"mode", m.mode}, {"warmup", m.warmup}, {"repeats", m.repeats}}},
+      {"environment", m.environment},
+      {"ops", std::move(ops)},
+      {"complete", m.complete}};
 }
 
 Measured measured_from_json(const nlohmann::json& j, const std::string& source) {
@@ -77,7 +79,8 @@ Measured measured_from_json(const nlohmann::json& j, const std::string& source) 
     m.warmup = e.value("warmup", 0u);
     m.repeats = e.value("repeats", 0u);
     m.environment = j.value("environment", json::object());
-    for (const json& o : j.at("ops")) m.ops.push_back(measured_op_from_json(o, fmt::format("{}: ops/{}", source, m.ops.size())));
+    for (const json& o : j.at("ops"))
+      m.ops.push_back(measured_op_from_json(o, fmt::format("{}: ops/{}", source, m.ops.size())));
     return m;
   } catch (const json::exception& e) {
     throw ConfigError(fmt::format("{}: {}", source, e.what()));

@@ -18,21 +18,21 @@ inline constexpr int kMeasuredVersion = 1;
 
 struct MeasuredOp {
   uint32_t rank = 0, id = 0;
-  LoweredOp op;                 // as in the schedule
-  uint32_t comm_ranks = 1;      // collective: members of its communicator
-  std::string executed;         // what really ran: "ring p2p", "MPI_Iallreduce", "NCCL Ring/Simple", "cublasGemmEx"
+  LoweredOp op;             // as in the schedule
+  uint32_t comm_ranks = 1;  // collective: members of its communicator
+  std::string executed;     // what really ran: "ring p2p", "MPI_Iallreduce", "NCCL Ring/Simple", "cublasGemmEx"
   std::vector<double> start_us, end_us;  // one per repeat
 };
 
 struct Measured {
   int version = kMeasuredVersion;
-  bool complete = true;         // written last, after every rank's rows; readers refuse false
+  bool complete = true;  // written last, after every rank's rows; readers refuse false
   std::string schedule_name;
-  std::string fingerprint;      // of the schedule that ran
+  std::string fingerprint;  // of the schedule that ran
   uint32_t ranks = 0;
-  std::string gpu;              // the schedule's catalogue GPU (its predictions' assumption)
-  std::string executor;         // weft-exec-mpi | weft-exec
-  std::string mode;             // p2p | mpi-collectives | nccl-forced | nccl-choice
+  std::string gpu;       // the schedule's catalogue GPU (its predictions' assumption)
+  std::string executor;  // weft-exec-mpi | weft-exec
+  std::string mode;      // p2p | mpi-collectives | nccl-forced | nccl-choice
   uint32_t warmup = 0, repeats = 0;
   nlohmann::json environment = nlohmann::json::object();
   std::vector<MeasuredOp> ops;
@@ -49,11 +49,11 @@ double median(std::vector<double> v);
 
 // One collective (all its members' rows), one send/recv pair, or one compute/copy op.
 struct Instance {
-  std::string key;              // "c<comm>.<n>", "p<src>-<dst>.t<tag>.<n>", "o<rank>.<id>"
-  LoweredOp op;                 // the first member's
-  uint32_t ranks = 1;           // members of the collective (1 for compute, 2 for a pair)
+  std::string key;                                     // "c<comm>.<n>", "p<src>-<dst>.t<tag>.<n>", "o<rank>.<id>"
+  LoweredOp op;                                        // the first member's
+  uint32_t ranks = 1;                                  // members of the collective (1 for compute, 2 for a pair)
   std::vector<std::pair<uint32_t, uint32_t>> members;  // (rank, id)
-  double measured_us = 0;       // median over repeats of (last end - last start) over the members
+  double measured_us = 0;  // median over repeats of (last end - last start) over the members
 };
 
 std::string instance_key(uint32_t rank, const LoweredOp& op);

@@ -21,7 +21,7 @@ using nlohmann::json;
 
 constexpr std::array<std::string_view, 5> kKinds = {"compute", "collective", "send", "recv", "copy"};
 constexpr std::array<std::string_view, 6> kOps = {"all_reduce", "all_gather", "reduce_scatter",
-                                                  "broadcast", "all_to_all", "reduce"};
+                                                  "broadcast",  "all_to_all", "reduce"};
 
 // Field access with the file and the JSON path in every message.
 struct Reader {
@@ -66,8 +66,15 @@ json op_to_json(const LoweredOp& o) {
       if (o.gemm) j["gemm"] = {{"m", o.gemm->m}, {"n", o.gemm->n}, {"k", o.gemm->k}, {"dtype", o.gemm->dtype}};
       break;
     case LoweredKind::collective:
-      j.update({{"op", o.op}, {"bytes", o.bytes}, {"dtype", o.dtype}, {"comm", o.comm}, {"instance", o.instance},
-                {"algorithm", o.algorithm}, {"protocol", o.protocol}, {"channels", o.channels}, {"link", o.link}});
+      j.update({{"op", o.op},
+                {"bytes", o.bytes},
+                {"dtype", o.dtype},
+                {"comm", o.comm},
+                {"instance", o.instance},
+                {"algorithm", o.algorithm},
+                {"protocol", o.protocol},
+                {"channels", o.channels},
+                {"link", o.link}});
       if (o.op == "broadcast" || o.op == "reduce") j["root"] = o.root;
       break;
     case LoweredKind::send:
@@ -152,15 +159,17 @@ void check_header(const Reader& r, const char* format, int version) {
   if (f != format) throw ConfigError(fmt::format("{}: not a {} file (format '{}')", r.where, format, f));
   const int v = r.get<int>("version");
   if (v != version) {
-    throw ConfigError(fmt::format("{}: {} version {} is not supported: this weft reads version {} "
-                                  "(lower the scenario again with this weft)",
-                                  r.where, format, v, version));
+    throw ConfigError(
+        fmt::format("{}: {} version {} is not supported: this weft reads version {} "
+                    "(lower the scenario again with this weft)",
+                    r.where, format, v, version));
   }
 }
 
 void check_op(const LoweredSchedule& s, uint32_t rank, const LoweredOp& o, size_t index) {
   const std::string where = fmt::format("rank {} op {}", rank, o.id);
-  if (o.id != index) throw ConfigError(fmt::format("{}: ids must be 0, 1, ... in order (found {} at {})", where, o.id, index));
+  if (o.id != index)
+    throw ConfigError(fmt::format("{}: ids must be 0, 1, ... in order (found {} at {})", where, o.id, index));
   for (uint32_t d : o.deps) {
     if (d >= o.id) throw ConfigError(fmt::format("{}: depends on op {}, which is not an earlier op", where, d));
   }
@@ -175,7 +184,8 @@ void check_op(const LoweredSchedule& s, uint32_t rank, const LoweredOp& o, size_
       throw ConfigError(fmt::format("{}: rank {} is not in communicator {}", where, rank, o.comm));
     }
     if ((o.op == "broadcast" || o.op == "reduce") && o.root >= members.size()) {
-      throw ConfigError(fmt::format("{}: root {} outside communicator {} of {} ranks", where, o.root, o.comm, members.size()));
+      throw ConfigError(
+          fmt::format("{}: root {} outside communicator {} of {} ranks", where, o.root, o.comm, members.size()));
     }
   }
   if ((o.kind == LoweredKind::send || o.kind == LoweredKind::recv) && (o.peer >= s.ranks() || o.peer == rank)) {
@@ -195,8 +205,8 @@ void check_collective_sequences(const LoweredSchedule& s) {
       if (o.kind != LoweredKind::collective) continue;
       auto& mine = seq[o.comm][rank];
       if (o.instance != mine.size()) {
-        throw ConfigError(fmt::format("rank {} op {}: collective instance {} on communicator {}, expected {}", rank, o.id,
-                                      o.instance, o.comm, mine.size()));
+        throw ConfigError(fmt::format("rank {} op {}: collective instance {} on communicator {}, expected {}", rank,
+                                      o.id, o.instance, o.comm, mine.size()));
       }
       mine.emplace_back(o.op, o.bytes, o.root);
     }
@@ -206,9 +216,10 @@ void check_collective_sequences(const LoweredSchedule& s) {
     for (uint32_t r : s.comms[c].ranks) {
       const std::vector<Call>& calls = seq[c][r];
       if (first && calls != *first) {
-        throw ConfigError(fmt::format("communicator {}: rank {} issues {} collectives, rank {} {} (or in another order "
-                                      "or size): the members must issue the same sequence",
-                                      c, r, calls.size(), s.comms[c].ranks.front(), first->size()));
+        throw ConfigError(
+            fmt::format("communicator {}: rank {} issues {} collectives, rank {} {} (or in another order "
+                        "or size): the members must issue the same sequence",
+                        c, r, calls.size(), s.comms[c].ranks.front(), first->size()));
       }
       first = &calls;
     }
@@ -224,24 +235,31 @@ void check_pairs(const LoweredSchedule& s) {
       if (o.kind == LoweredKind::recv) recvs[{o.peer, rank, o.tag}].push_back(o.bytes);
     }
   }
-  auto describe = [](const Key& k) { return fmt::format("{} -> {} tag {}", std::get<0>(k), std::get<1>(k), std::get<2>(k)); };
+  auto describe = [](const Key& k) {
+    return fmt::format("{} -> {} tag {}", std::get<0>(k), std::get<1>(k), std::get<2>(k));
+  };
   for (const auto& [key, bytes] : sends) {
     auto it = recvs.find(key);
     const size_t posted = it == recvs.end() ? 0 : it->second.size();
     if (posted != bytes.size()) {
-      throw ConfigError(fmt::format("unmatched send/recv: {} has {} sends and {} recvs", describe(key), bytes.size(), posted));
+      throw ConfigError(
+          fmt::format("unmatched send/recv: {} has {} sends and {} recvs", describe(key), bytes.size(), posted));
     }
-    if (it->second != bytes) throw ConfigError(fmt::format("send/recv {}: the sizes of sends and recvs differ", describe(key)));
+    if (it->second != bytes)
+      throw ConfigError(fmt::format("send/recv {}: the sizes of sends and recvs differ", describe(key)));
   }
   for (const auto& [key, bytes] : recvs) {
-    if (!sends.contains(key)) throw ConfigError(fmt::format("unmatched send/recv: {} has {} recvs and no send", describe(key), bytes.size()));
+    if (!sends.contains(key))
+      throw ConfigError(fmt::format("unmatched send/recv: {} has {} recvs and no send", describe(key), bytes.size()));
   }
 }
 
 }  // namespace
 
 nlohmann::json to_json(const LoweredOp& o) { return op_to_json(o); }
-LoweredOp lowered_op_from_json(const nlohmann::json& j, const std::string& where) { return op_from_json(Reader{j, where}); }
+LoweredOp lowered_op_from_json(const nlohmann::json& j, const std::string& where) {
+  return op_from_json(Reader{j, where});
+}
 
 std::string_view to_string(LoweredKind k) { return kKinds[static_cast<size_t>(k)]; }
 
@@ -263,9 +281,15 @@ std::string fingerprint(const LoweredSchedule& s) {
 }
 
 nlohmann::json to_json(const LoweredSchedule& s) {
-  return json{{"format", "weft-schedule"}, {"version", s.version},   {"name", s.name},
-              {"source", s.source},        {"gpu", s.gpu},           {"ranks", s.ranks()},
-              {"fingerprint", fingerprint(s)}, {"comms", comms_json(s)}, {"programs", programs_json(s)}};
+  return json{{"format", "weft-schedule"},
+              {"version", s.version},
+              {"name", s.name},
+              {"source", s.source},
+              {"gpu", s.gpu},
+              {"ranks", s.ranks()},
+              {"fingerprint", fingerprint(s)},
+              {"comms", comms_json(s)},
+              {"programs", programs_json(s)}};
 }
 
 LoweredSchedule schedule_from_json(const nlohmann::json& j, const std::string& source) {
@@ -293,9 +317,10 @@ LoweredSchedule schedule_from_json(const nlohmann::json& j, const std::string& s
   }
   const std::string stated = r.get_or<std::string>("fingerprint", "");
   if (!stated.empty() && stated != fingerprint(s)) {
-    throw ConfigError(fmt::format("{}: the ops were edited after lowering (fingerprint {} in the file, {} of its "
-                                  "content); remove 'fingerprint' to accept the edit",
-                                  source, stated, fingerprint(s)));
+    throw ConfigError(
+        fmt::format("{}: the ops were edited after lowering (fingerprint {} in the file, {} of its "
+                    "content); remove 'fingerprint' to accept the edit",
+                    source, stated, fingerprint(s)));
   }
   return s;
 }
@@ -303,7 +328,8 @@ LoweredSchedule schedule_from_json(const nlohmann::json& j, const std::string& s
 nlohmann::json to_json(const Predicted& p) {
   json ops = json::array();
   for (const PredictedOp& o : p.ops) {
-    ops.push_back({{"rank", o.rank}, {"id", o.id}, {"issued_ps", o.issued_ps}, {"start_ps", o.start_ps}, {"end_ps", o.end_ps}});
+    ops.push_back(
+        {{"rank", o.rank}, {"id", o.id}, {"issued_ps", o.issued_ps}, {"start_ps", o.start_ps}, {"end_ps", o.end_ps}});
   }
   return json{{"format", "weft-predicted"},
               {"version", p.version},

@@ -29,27 +29,27 @@ struct GemmShape {
 struct LoweredOp {
   uint32_t id = 0;  // position in its rank's program: stable, what deps, predictions and measurements name
   LoweredKind kind = LoweredKind::compute;
-  uint32_t stream = 0;          // 0 compute, 1.. communication (one CUDA stream each)
-  std::vector<uint32_t> deps;   // ids of earlier ops of the same rank
-  std::string label;            // "fwd attn", "dp bucket", ... ("" when none)
-  std::string group;            // parallel dimension: none dp tp pp cp ep other
+  uint32_t stream = 0;         // 0 compute, 1.. communication (one CUDA stream each)
+  std::vector<uint32_t> deps;  // ids of earlier ops of the same rank
+  std::string label;           // "fwd attn", "dp bucket", ... ("" when none)
+  std::string group;           // parallel dimension: none dp tp pp cp ep other
   // collective, send, recv, copy
-  uint64_t bytes = 0;           // collective: nccl-tests size; copy: bytes moved
-  std::string dtype;            // collective element type: float32 | bf16 | uint8
+  uint64_t bytes = 0;  // collective: nccl-tests size; copy: bytes moved
+  std::string dtype;   // collective element type: float32 | bf16 | uint8
   // collective
-  std::string op;               // all_reduce all_gather reduce_scatter broadcast all_to_all reduce
-  uint32_t comm = 0;            // index into LoweredSchedule::comms
-  uint64_t instance = 0;        // n-th collective of `comm` (collective); n-th of (src, dst, tag) (send/recv)
-  std::string algorithm;        // weft tuner's choice: ring tree nvls nvls_tree collnet_direct collnet_chain pat p2p
-  std::string protocol;         // simple ll ll128 ("" for p2p)
+  std::string op;         // all_reduce all_gather reduce_scatter broadcast all_to_all reduce
+  uint32_t comm = 0;      // index into LoweredSchedule::comms
+  uint64_t instance = 0;  // n-th collective of `comm` (collective); n-th of (src, dst, tag) (send/recv)
+  std::string algorithm;  // weft tuner's choice: ring tree nvls nvls_tree collnet_direct collnet_chain pat p2p
+  std::string protocol;   // simple ll ll128 ("" for p2p)
   uint32_t channels = 0;
-  uint32_t root = 0;            // broadcast / reduce: comm rank of the root
+  uint32_t root = 0;  // broadcast / reduce: comm rank of the root
   // send / recv
   uint32_t peer = 0;
   uint32_t tag = 0;
-  std::string link;             // collective / send / recv: self | intra | inter (hosts the data crosses)
+  std::string link;  // collective / send / recv: self | intra | inter (hosts the data crosses)
   // compute
-  int64_t duration_ps = 0;      // weft's time for the op (compute: always; the GPU runs `gemm` when given)
+  int64_t duration_ps = 0;  // weft's time for the op (compute: always; the GPU runs `gemm` when given)
   double flops = 0;
   std::optional<GemmShape> gemm;
   // copy: d2d | h2d | d2h (GPU executor only; the MPI executor copies host memory)
@@ -59,14 +59,14 @@ struct LoweredOp {
 struct LoweredComm {
   std::vector<uint32_t> ranks;  // global ranks in communicator-rank order
   std::string group;
-  std::string link;             // self | intra | inter
+  std::string link;  // self | intra | inter
 };
 
 struct LoweredSchedule {
   int version = kScheduleVersion;
   std::string name;
-  std::string source;       // scenario file, variant and --set values, or the sweep's description
-  std::string gpu;          // catalogue GPU the predictions assume ("" for a simple topology)
+  std::string source;  // scenario file, variant and --set values, or the sweep's description
+  std::string gpu;     // catalogue GPU the predictions assume ("" for a simple topology)
   std::vector<LoweredComm> comms;
   std::vector<std::vector<LoweredOp>> programs;  // [rank] -> ops in issue order
   uint32_t ranks() const { return static_cast<uint32_t>(programs.size()); }
@@ -81,7 +81,7 @@ struct Predicted {
   int version = kPredictedVersion;
   std::string schedule_name;
   std::string fingerprint;
-  std::string model;        // how the times were made: "replay (flow fabric)", "calibrated: FILE"
+  std::string model;  // how the times were made: "replay (flow fabric)", "calibrated: FILE"
   int64_t step_ps = 0;
   std::vector<PredictedOp> ops;
 };

@@ -142,7 +142,8 @@ void add_counter_events(std::vector<std::string>& out, uint32_t rank, const Prog
 // percent per bin, one sample where the value changes.
 void add_link_events(std::vector<std::string>& out, uint32_t pid, const ReplayResult& replay) {
   if (replay.links.empty()) return;
-  out.push_back(fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":"links, busiest first"}}}})", pid));
+  out.push_back(
+      fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":"links, busiest first"}}}})", pid));
   out.push_back(fmt::format(R"({{"ph":"M","name":"process_sort_index","pid":{0},"args":{{"sort_index":{0}}}}})", pid));
   for (const LinkSeries& link : replay.links) {
     const std::string name = json_quoted(link.name);

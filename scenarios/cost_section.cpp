@@ -1,7 +1,7 @@
 #include "scenarios/cost_section.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "sim/core/errors.h"
 

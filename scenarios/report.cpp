@@ -13,10 +13,9 @@ namespace {
 using Json = nlohmann::ordered_json;  // keys in insertion order: byte-identical output run to run
 
 Json row_json(const SweepRow& r) {
-  return Json{{"size", r.size.count()},         {"count", r.count},
-              {"type", kElementType},           {"time_us", r.time.microseconds()},
-              {"algbw_GBps", r.algbw_GBps},     {"busbw_GBps", r.busbw_GBps},
-              {"transfers", r.transfers},       {"algorithm", r.algorithm}};
+  return Json{{"size", r.size.count()},           {"count", r.count},           {"type", kElementType},
+              {"time_us", r.time.microseconds()}, {"algbw_GBps", r.algbw_GBps}, {"busbw_GBps", r.busbw_GBps},
+              {"transfers", r.transfers},         {"algorithm", r.algorithm}};
 }
 
 std::string table_row(const SweepRow& r) {
@@ -179,8 +178,14 @@ OutputFormat parse_output_format(std::string_view text) {
 std::string format_sweep(const SweepHeader& h, const std::vector<SweepRow>& rows, OutputFormat format) {
   std::string out;
   if (format == OutputFormat::json) {
-    Json j{{"op", h.op},         {"topology", h.topology}, {"ranks", h.ranks},       {"fabric", h.fabric},
-           {"link_rate", h.link_rate}, {"latency", h.latency}, {"channels", h.channels}, {"rows", Json::array()}};
+    Json j{{"op", h.op},
+           {"topology", h.topology},
+           {"ranks", h.ranks},
+           {"fabric", h.fabric},
+           {"link_rate", h.link_rate},
+           {"latency", h.latency},
+           {"channels", h.channels},
+           {"rows", Json::array()}};
     for (const SweepRow& r : rows) j["rows"].push_back(row_json(r));
     return j.dump(2) + "\n";
   }
@@ -191,7 +196,7 @@ std::string format_sweep(const SweepHeader& h, const std::vector<SweepRow>& rows
   }
   if (h.link_rate.empty()) {  // a catalogue system: its links are in `weft topo`
     std::string channels = h.channels == 0 ? "algorithm and channels as NCCL's tuner picks them per size"
-                                            : fmt::format("{} channel(s)", h.channels);
+                                           : fmt::format("{} channel(s)", h.channels);
     out += fmt::format("# weft collective: {} on {}, {} ranks ({} fabric, {})\n", h.op, h.topology, h.ranks, h.fabric,
                        channels);
   } else {
@@ -214,9 +219,14 @@ std::string format_scenario(const ScenarioResult& result, OutputFormat format) {
   }
   const Scenario& s = result.scenario;
   if (format == OutputFormat::json) {
-    Json j{{"scenario", s.name},   {"source", s.source}, {"seed", s.seed},
-           {"fabric", s.fabric},   {"topology", s.system.topology}, {"ranks", s.system.ranks},
-           {"total_time_us", result.total.microseconds()}, {"collectives", Json::array()}};
+    Json j{{"scenario", s.name},
+           {"source", s.source},
+           {"seed", s.seed},
+           {"fabric", s.fabric},
+           {"topology", s.system.topology},
+           {"ranks", s.system.ranks},
+           {"total_time_us", result.total.microseconds()},
+           {"collectives", Json::array()}};
     for (const CollectiveOutcome& c : result.collectives) {
       Json row = row_json(c.row);
       row["op"] = to_string(c.spec.op);
@@ -228,13 +238,16 @@ std::string format_scenario(const ScenarioResult& result, OutputFormat format) {
   std::string out;
   if (format == OutputFormat::csv) {
     out = std::string("op,start_us,") + kCsvHead;
-    for (const CollectiveOutcome& c : result.collectives) out += fmt::format("{},{:.6f},", to_string(c.spec.op), c.start.microseconds()) + csv_row(c.row);
+    for (const CollectiveOutcome& c : result.collectives)
+      out += fmt::format("{},{:.6f},", to_string(c.spec.op), c.start.microseconds()) + csv_row(c.row);
     return out;
   }
   out += fmt::format("# {} ({}): {} x{}, {} fabric, seed {}\n", s.name, s.source, s.system.topology, s.system.ranks,
                      s.fabric, s.seed);
-  out += fmt::format("{:<15}", "op") + fmt::format(kTableHead, "size(B)", "count", "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "algorithm");
-  for (const CollectiveOutcome& c : result.collectives) out += fmt::format("{:<15}", to_string(c.spec.op)) + table_row(c.row);
+  out += fmt::format("{:<15}", "op") +
+         fmt::format(kTableHead, "size(B)", "count", "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "algorithm");
+  for (const CollectiveOutcome& c : result.collectives)
+    out += fmt::format("{:<15}", to_string(c.spec.op)) + table_row(c.row);
   out += fmt::format("total simulated time: {:.2f} us\n", result.total.microseconds());
   return out;
 }

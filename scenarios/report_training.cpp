@@ -57,11 +57,12 @@ std::string cost_line(const ScenarioResult& r) {
     return fmt::format("   cost: n/a, no price for {} (add them under cost: prices:)\n", fmt::join(c.missing, ", "));
   }
   const cost::ClusterCost& k = *c.cluster;
-  std::string out = fmt::format("   cost: capital {}, {:.1f} kW, {}/h ({}/GPU-h over {:g} years); {} per step",
-                                cost::format_usd(k.capital_usd), k.facility_power_w / 1e3, cost::format_usd(k.usd_per_hour),
-                                cost::format_usd(k.usd_per_gpu_hour), k.assumptions.years,
-                                cost::format_usd(c.step->usd_per_step));
-  if (c.step->usd_per_million_tokens) out += fmt::format(", {} per M tokens", cost::format_usd(*c.step->usd_per_million_tokens));
+  std::string out =
+      fmt::format("   cost: capital {}, {:.1f} kW, {}/h ({}/GPU-h over {:g} years); {} per step",
+                  cost::format_usd(k.capital_usd), k.facility_power_w / 1e3, cost::format_usd(k.usd_per_hour),
+                  cost::format_usd(k.usd_per_gpu_hour), k.assumptions.years, cost::format_usd(c.step->usd_per_step));
+  if (c.step->usd_per_million_tokens)
+    out += fmt::format(", {} per M tokens", cost::format_usd(*c.step->usd_per_million_tokens));
   if (c.step->train_seconds) {
     out += fmt::format("; the token budget: {:.1f} days, {}", *c.step->train_seconds / 86400,
                        cost::format_usd(*c.step->train_usd));
@@ -77,9 +78,9 @@ std::string one_table(const std::string& name, const ScenarioResult& r) {
   std::string out = fmt::format("## {}: {} on {} x{} GPUs ({}), {} fabric\n", name, t.model.name, s.system.preset,
                                 s.system.ranks, s.training->gpu, s.fabric);
   if (s.training->trace) {
-    out += fmt::format("   replayed from the trace: {} ranks, compute as recorded{}\n", o.workload->ranks(),
-                       s.training->trace->recorded_on.empty() ? ""
-                                                              : ", re-costed from " + s.training->trace->recorded_on);
+    out +=
+        fmt::format("   replayed from the trace: {} ranks, compute as recorded{}\n", o.workload->ranks(),
+                    s.training->trace->recorded_on.empty() ? "" : ", re-costed from " + s.training->trace->recorded_on);
   } else {
     out += fmt::format("   plan {}; batch {} x {} tokens, micro-batch {} ({} per rank); {}\n", plan_label(t),
                        t.global_batch, t.seq_len, t.micro_batch, micro_batches(t), precision_name(t.precision));
@@ -88,7 +89,8 @@ std::string one_table(const std::string& name, const ScenarioResult& r) {
   for (CommGroup g : kGroups) {
     const Time e = b.mean.exposed[static_cast<size_t>(g)];
     if (e > Time() || b.communication[static_cast<size_t>(g)] > Time()) {
-      out += fmt::format(", exposed {} {:.2f} (of {:.2f})", to_string(g), ms(e), ms(b.communication[static_cast<size_t>(g)]));
+      out += fmt::format(", exposed {} {:.2f} (of {:.2f})", to_string(g), ms(e),
+                         ms(b.communication[static_cast<size_t>(g)]));
     }
   }
   out += fmt::format(", idle/bubble {:.2f} (mean per rank)\n", ms(b.mean.idle));
@@ -101,8 +103,8 @@ std::string one_table(const std::string& name, const ScenarioResult& r) {
   out += fmt::format("{} ops, {} transfers, simulated in {:.2f} s\n", o.ops, o.replay.fabric.transfers_done,
                      o.wall_seconds);
   out += cost_line(r);
-  out += fmt::format("   {:<6} {:<15} {:>12} {:>6} {:>8} {:>11} {:>11}  {}\n", "group", "op", "size(B)", "ranks", "count",
-                     "mean(us)", "total(ms)", "algorithm");
+  out += fmt::format("   {:<6} {:<15} {:>12} {:>6} {:>8} {:>11} {:>11}  {}\n", "group", "op", "size(B)", "ranks",
+                     "count", "mean(us)", "total(ms)", "algorithm");
   for (const CollectiveStat& c : o.replay.collectives) {
     out += fmt::format("   {:<6} {:<15} {:>12} {:>6} {:>8} {:>11.1f} {:>11.2f}  {}\n", to_string(c.group),
                        to_string(c.op), c.bytes.count(), c.ranks, c.count,
@@ -117,7 +119,8 @@ std::string comparison(const ScenarioResult& base) {
   const double first = base.training->step.step_time.seconds();
   std::string out = fmt::format("\n{:<28} {:>10} {:>8} {:>9}", "variant", "step(ms)", "speedup", "compute");
   for (CommGroup g : kGroups) out += fmt::format(" {:>8}", fmt::format("exp.{}", to_string(g)));
-  out += fmt::format(" {:>9} {:>9} {:>6} {:>12} {:>10} {:>7}\n", "idle", "TFLOP/s", "MFU", "capital", "$/step", "perf/$");
+  out +=
+      fmt::format(" {:>9} {:>9} {:>6} {:>12} {:>10} {:>7}\n", "idle", "TFLOP/s", "MFU", "capital", "$/step", "perf/$");
   const cost::StepCost* first_cost = priced(base) ? &*base.cost->step : nullptr;
   for (const ScenarioResult* r : columns(base)) {
     const StepBreakdown& b = r->training->step;
@@ -126,10 +129,11 @@ std::string comparison(const ScenarioResult& base) {
     for (CommGroup g : kGroups) out += fmt::format(" {:>8.2f}", ms(b.mean.exposed[static_cast<size_t>(g)]));
     out += fmt::format(" {:>9.2f} {:>9.1f} {:>5.1f}%", ms(b.mean.idle), b.tflops_per_gpu, 100 * b.mfu);
     if (priced(*r)) {
-      out += fmt::format(" {:>12} {:>10} {:>7}", cost::format_usd(r->cost->cluster->capital_usd),
-                         fmt::format("{:.4g}", r->cost->step->usd_per_step),
-                         first_cost ? fmt::format("{:.2f}x", cost::relative_performance_per_dollar(*first_cost, *r->cost->step))
-                                    : std::string("-"));
+      out += fmt::format(
+          " {:>12} {:>10} {:>7}", cost::format_usd(r->cost->cluster->capital_usd),
+          fmt::format("{:.4g}", r->cost->step->usd_per_step),
+          first_cost ? fmt::format("{:.2f}x", cost::relative_performance_per_dollar(*first_cost, *r->cost->step))
+                     : std::string("-"));
     } else {
       out += fmt::format(" {:>12} {:>10} {:>7}", "n/a", "n/a", "-");
     }
@@ -177,8 +181,12 @@ Json variant_json(const std::string& name, const ScenarioResult& base, const Sce
          {"cost", cost_json(base, r)},
          {"collectives", Json::array()}};
   for (const CollectiveStat& c : r.training->replay.collectives) {
-    j["collectives"].push_back(Json{{"group", to_string(c.group)}, {"op", to_string(c.op)}, {"bytes", c.bytes.count()},
-                                    {"ranks", c.ranks}, {"count", c.count}, {"total_ms", ms(c.total)},
+    j["collectives"].push_back(Json{{"group", to_string(c.group)},
+                                    {"op", to_string(c.op)},
+                                    {"bytes", c.bytes.count()},
+                                    {"ranks", c.ranks},
+                                    {"count", c.count},
+                                    {"total_ms", ms(c.total)},
                                     {"algorithm", c.algorithm}});
   }
   return j;
@@ -187,7 +195,8 @@ Json variant_json(const std::string& name, const ScenarioResult& base, const Sce
 }  // namespace
 
 std::string training_table(const ScenarioResult& result) {
-  std::string out = fmt::format("# {} ({}), seed {}\n", result.scenario.name, result.scenario.source, result.scenario.seed);
+  std::string out =
+      fmt::format("# {} ({}), seed {}\n", result.scenario.name, result.scenario.source, result.scenario.seed);
   for (const ScenarioResult* r : columns(result)) out += one_table(name_of(result, *r), *r);
   if (!result.variants.empty()) out += comparison(result);
   return out;
@@ -195,9 +204,12 @@ std::string training_table(const ScenarioResult& result) {
 
 std::string training_json(const ScenarioResult& result) {
   const double first = result.training->step.step_time.seconds();
-  Json j{{"scenario", result.scenario.name}, {"source", result.scenario.source}, {"seed", result.scenario.seed},
+  Json j{{"scenario", result.scenario.name},
+         {"source", result.scenario.source},
+         {"seed", result.scenario.seed},
          {"variants", Json::array()}};
-  for (const ScenarioResult* r : columns(result)) j["variants"].push_back(variant_json(name_of(result, *r), result, *r, first));
+  for (const ScenarioResult* r : columns(result))
+    j["variants"].push_back(variant_json(name_of(result, *r), result, *r, first));
   return j.dump(2) + "\n";
 }
 
@@ -208,10 +220,10 @@ std::string training_csv(const ScenarioResult& result) {
   out += ",idle_ms,tflops_per_gpu,mfu,capital_usd,usd_per_hour,usd_per_step,usd_per_million_tokens,perf_per_dollar\n";
   for (const ScenarioResult* r : columns(result)) {
     const StepBreakdown& b = r->training->step;
-    out += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{:.6f}", csv_field(name_of(result, *r)), r->scenario.system.preset,
-                       r->scenario.system.ranks, r->scenario.fabric, csv_field(r->scenario.training->spec.model.name),
-                       csv_field(plan_of(*r->scenario.training)), ms(b.step_time), first / b.step_time.seconds(),
-                       ms(b.mean.compute));
+    out += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{:.6f}", csv_field(name_of(result, *r)),
+                       r->scenario.system.preset, r->scenario.system.ranks, r->scenario.fabric,
+                       csv_field(r->scenario.training->spec.model.name), csv_field(plan_of(*r->scenario.training)),
+                       ms(b.step_time), first / b.step_time.seconds(), ms(b.mean.compute));
     for (CommGroup g : kGroups) out += fmt::format(",{:.6f}", ms(b.mean.exposed[static_cast<size_t>(g)]));
     out += fmt::format(",{:.6f},{:.6f},{:.6f}", ms(b.mean.idle), b.tflops_per_gpu, b.mfu);
     if (priced(*r)) {

@@ -9,9 +9,9 @@
 
 namespace weft {
 
-std::string training_table(const ScenarioResult& result);    // the baseline, each variant, then the comparison
-std::string training_json(const ScenarioResult& result);     // summary.json: every variant's numbers
-std::string training_csv(const ScenarioResult& result);      // one row per variant
-std::string collectives_csv(const ScenarioResult& result);   // one row per (variant, group, op, size, algorithm)
+std::string training_table(const ScenarioResult& result);   // the baseline, each variant, then the comparison
+std::string training_json(const ScenarioResult& result);    // summary.json: every variant's numbers
+std::string training_csv(const ScenarioResult& result);     // one row per variant
+std::string collectives_csv(const ScenarioResult& result);  // one row per (variant, group, op, size, algorithm)
 
 }  // namespace weft

@@ -15,11 +15,12 @@ namespace weft {
 struct CostOutcome {
   std::optional<cost::ClusterCost> cluster;  // absent when a price is missing (see `missing`)
   std::optional<cost::StepCost> step;
-  std::vector<std::string> missing;          // items without a price (no cost: section to demand them)
+  std::vector<std::string> missing;  // items without a price (no cost: section to demand them)
 };
 
 // None for a system without a catalogue preset (a generic topology has nothing to buy). Missing
 // prices: a ConfigError naming them when the scenario has a cost: section, else `missing`.
-std::optional<CostOutcome> cost_of(const Scenario& scenario, const Topology& topology, Time step, double tokens_per_step);
+std::optional<CostOutcome> cost_of(const Scenario& scenario, const Topology& topology, Time step,
+                                   double tokens_per_step);
 
 }  // namespace weft

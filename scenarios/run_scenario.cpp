@@ -39,7 +39,8 @@ ScenarioResult run_one(const Scenario& scenario, const RunPoll& poll, RunProgres
   SimulationOptions options{scenario.fabric, scenario.seed, scenario.fabric_options, nullptr};
   // The fabric is empty between two collectives of one stream, so each can be simulated on its own
   // and placed after the previous one.
-  require_simulations(scenario.fabric, scenario.collectives.size(), "collectives", "keep one collective in the scenario");
+  require_simulations(scenario.fabric, scenario.collectives.size(), "collectives",
+                      "keep one collective in the scenario");
   for (const CollectiveSpec& c : scenario.collectives) {
     progress.simulated = result.total;
     check(poll, progress);

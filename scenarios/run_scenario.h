@@ -24,11 +24,11 @@ struct CollectiveOutcome {
 struct ScenarioResult {
   Scenario scenario;
   std::vector<CollectiveOutcome> collectives;
-  Time total;  // training: the step time; collectives: their sum; traffic: the makespan
-  std::optional<TrafficResult> traffic;  // set for a traffic workload
+  Time total;                               // training: the step time; collectives: their sum; traffic: the makespan
+  std::optional<TrafficResult> traffic;     // set for a traffic workload
   std::optional<TrainingOutcome> training;  // set for a training workload
   std::optional<CostOutcome> cost;          // a training workload on a catalogue system
-  std::vector<ScenarioResult> variants;  // the compare: variants, in file order
+  std::vector<ScenarioResult> variants;     // the compare: variants, in file order
 };
 
 // What a caller sees of a run in progress (the CLI's progress line).

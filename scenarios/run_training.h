@@ -16,9 +16,9 @@ struct TrainingOutcome {
   std::shared_ptr<const Workload> workload;
   ReplayResult replay;
   StepBreakdown step;
-  uint64_t ops = 0;            // ops over all ranks
-  double tokens = 0;           // tokens per step (global batch x sequence)
-  double wall_seconds = 0;     // how long the simulation took
+  uint64_t ops = 0;         // ops over all ranks
+  double tokens = 0;        // tokens per step (global batch x sequence)
+  double wall_seconds = 0;  // how long the simulation took
 };
 
 // `poll`: see ReplayOptions::poll (progress and stopping; unset costs nothing).

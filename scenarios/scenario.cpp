@@ -1,8 +1,8 @@
 #include "scenarios/scenario.h"
 
-#include <array>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <array>
 #include <limits>
 #include <type_traits>
 
@@ -23,8 +23,8 @@ LinkKind parse_link_kind(const YamlMap& m, const std::string& key) {
   if (s == "pcie") return LinkKind::pcie;
   if (s == "infiniband") return LinkKind::infiniband;
   if (s == "ethernet") return LinkKind::ethernet;
-  throw ConfigError(fmt::format("{}: {}: unknown link kind '{}' (expected generic, nvlink, pcie, infiniband or ethernet)",
-                                m.where(key), key, s));
+  throw ConfigError(fmt::format(
+      "{}: {}: unknown link kind '{}' (expected generic, nvlink, pcie, infiniband or ethernet)", m.where(key), key, s));
 }
 
 // `node: {pcie_lanes: 8}` sets node.pcie_lanes, and so on, each error pointing at its line.
@@ -73,7 +73,8 @@ SystemSpec read_system(const YamlMap& m) {
                                   m.where("topology"), s.topology));
   }
   uint64_t ranks = m.unsigned_integer("ranks");
-  if (ranks < 1 || ranks > (1u << 20)) throw ConfigError(fmt::format("{}: ranks: expected 1 to 1048576", m.where("ranks")));
+  if (ranks < 1 || ranks > (1u << 20))
+    throw ConfigError(fmt::format("{}: ranks: expected 1 to 1048576", m.where("ranks")));
   s.ranks = static_cast<uint32_t>(ranks);
   YamlMap link = m.map("link");
   s.link.rate = link.bandwidth("rate");
@@ -90,7 +91,8 @@ CollectiveSpec read_collective(const YamlMap& m, uint32_t ranks) {
   c.op = parse_collective_op(m.string("op"), m.where("op") + ": op");
   c.size = m.bytes("size");
   uint64_t channels = m.unsigned_integer_or("channels", 1);
-  if (channels < 1 || channels > 64) throw ConfigError(fmt::format("{}: channels: expected 1 to 64", m.where("channels")));
+  if (channels < 1 || channels > 64)
+    throw ConfigError(fmt::format("{}: channels: expected 1 to 64", m.where("channels")));
   c.ring.channels = static_cast<uint32_t>(channels);
   c.ring.chunk = m.bytes_or("chunk", Bytes());
   uint64_t root = m.unsigned_integer_or("root", 0);
@@ -117,8 +119,8 @@ void set(const YamlMap& m, const std::string& key, Bandwidth& field) {
   if (m.has(key)) field = m.bandwidth(key);
 }
 template <typename T>
-  requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)
-void set(const YamlMap& m, const std::string& key, T& field) {
+requires(std::is_integral_v<T> && !std::is_same_v<T, bool>) void set(const YamlMap& m, const std::string& key,
+                                                                     T& field) {
   if (!m.has(key)) return;
   uint64_t v = m.unsigned_integer(key);
   auto most = static_cast<uint64_t>(std::numeric_limits<T>::max());
@@ -237,9 +239,10 @@ void read_fabric(const YamlMap& top, Scenario& s) {
 
 void read_workload(const YamlMap& w, Scenario& s) {
   if (int{w.has("collectives")} + int{w.has("traffic")} + int{w.has("model")} + int{w.has("trace")} != 1) {
-    throw ConfigError(fmt::format("{}: workload: expected one of model: (a training step), trace: (a traced step), "
-                                  "collectives: or traffic: (exactly one of them)",
-                                  w.where()));
+    throw ConfigError(
+        fmt::format("{}: workload: expected one of model: (a training step), trace: (a traced step), "
+                    "collectives: or traffic: (exactly one of them)",
+                    w.where()));
   }
   if (w.has("model") || w.has("trace")) {
     s.training = read_training(w, s.system);
@@ -298,7 +301,8 @@ std::vector<ScenarioVariant> read_compare(const YamlMap& top) {
     v.scenario = std::move(scenario);
     variants.push_back(std::move(v));
   }
-  if (variants.empty()) throw ConfigError(fmt::format("{}: compare: expected at least one variant", top.where("compare")));
+  if (variants.empty())
+    throw ConfigError(fmt::format("{}: compare: expected at least one variant", top.where("compare")));
   return variants;
 }
 

@@ -12,10 +12,10 @@
 
 #include "collectives/collective_op.h"
 #include "collectives/ring.h"
-#include "scenarios/cost_section.h"
 #include "cost/plan.h"
-#include "scenarios/training_reader.h"
+#include "scenarios/cost_section.h"
 #include "scenarios/traffic.h"
+#include "scenarios/training_reader.h"
 #include "sim/fabric_registry.h"
 #include "topologies/clusters.h"
 #include "topologies/topology.h"

@@ -39,9 +39,10 @@ TraceWorkload read_trace_workload(const YamlMap& m) {
   if (m.has("fill_missing_ranks")) s.fill_missing_ranks = m.boolean("fill_missing_ranks");
   if (m.has("scale_to")) t.scale_to = positive(m, "scale_to");
   if (m.has("recorded_on") && m.has("compute_scale")) {
-    throw ConfigError(fmt::format("{}: compute_scale: give recorded_on (re-cost for the system's GPU) or "
-                                  "compute_scale (by hand), not both",
-                                  m.where("compute_scale")));
+    throw ConfigError(
+        fmt::format("{}: compute_scale: give recorded_on (re-cost for the system's GPU) or "
+                    "compute_scale (by hand), not both",
+                    m.where("compute_scale")));
   }
   if (m.has("recorded_on")) {
     t.recorded_on = m.string("recorded_on");
@@ -55,9 +56,9 @@ TraceWorkload read_trace_workload(const YamlMap& m) {
   }
   m.reject_unknown_keys();
   const std::vector<std::string> paths = at(m.where("files"), [&] { return trace_files(s); });
-  t.label = fmt::format("{} trace {} ({} rank file{})", s.format == TraceFormat::automatic ? "a" : to_string(s.format),
-                        std::filesystem::path(paths.front()).filename().string(), paths.size(),
-                        paths.size() == 1 ? "" : "s");
+  t.label =
+      fmt::format("{} trace {} ({} rank file{})", s.format == TraceFormat::automatic ? "a" : to_string(s.format),
+                  std::filesystem::path(paths.front()).filename().string(), paths.size(), paths.size() == 1 ? "" : "s");
   return t;
 }
 
@@ -72,9 +73,10 @@ Workload load_trace_workload(const TraceWorkload& trace, const std::string& gpu,
   Workload w = read_trace(source);
   if (trace.scale_to > 0 && trace.scale_to != w.ranks()) w = scale_data_parallel(w, trace.scale_to);
   if (w.ranks() > gpus) {
-    throw ConfigError(fmt::format("{}: {} ranks, but the system has {} GPUs (add nodes, or scale_to: a data-parallel "
-                                  "trace to at most {})",
-                                  trace.label, w.ranks(), gpus, gpus));
+    throw ConfigError(
+        fmt::format("{}: {} ranks, but the system has {} GPUs (add nodes, or scale_to: a data-parallel "
+                    "trace to at most {})",
+                    trace.label, w.ranks(), gpus, gpus));
   }
   validate(w);
   return w;

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 #include <algorithm>
-#include <tuple>
 #include <numeric>
+#include <tuple>
 
 #include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"

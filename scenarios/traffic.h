@@ -80,7 +80,7 @@ struct TrafficResult {
   FctSummary summary;
   FabricStats fabric;
   std::vector<LinkSummary> links;  // links that carried packets (packet fabric), most paused first
-  uint64_t events = 0;  // engine events processed
+  uint64_t events = 0;             // engine events processed
 };
 
 // Runs every flow as one Transfer (entropy = its index: each flow is its own queue pair) on fabric

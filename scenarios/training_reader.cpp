@@ -1,7 +1,7 @@
 #include "scenarios/training_reader.h"
 
-#include <filesystem>
 #include <fmt/format.h>
+#include <filesystem>
 
 #include "scenarios/compute_profile_reader.h"
 #include "scenarios/network_calibration_reader.h"
@@ -12,7 +12,6 @@
 
 namespace weft {
 namespace {
-
 
 uint32_t u32(const YamlMap& m, const std::string& key, uint64_t fallback, uint64_t most = 1u << 20) {
   const uint64_t v = m.unsigned_integer_or(key, fallback);
@@ -39,7 +38,10 @@ ModelConfig read_model(const YamlMap& w) {
   if (m.has("gated_mlp")) c.gated_mlp = m.boolean("gated_mlp");
   if (m.has("tied_embeddings")) c.tied_embeddings = m.boolean("tied_embeddings");
   m.reject_unknown_keys();
-  at(m.where(), [&] { check(c); return 0; });
+  at(m.where(), [&] {
+    check(c);
+    return 0;
+  });
   return c;
 }
 
@@ -64,7 +66,8 @@ void read_parallel(const YamlMap& w, TrainingSpec& s, uint32_t gpus) {
   s.sharding = static_cast<Sharding>(zero);
   if (p.has("fsdp") && p.boolean("fsdp")) s.sharding = Sharding::zero3;  // FULL_SHARD
   if (p.has("sequence_parallel")) s.sequence_parallel = p.boolean("sequence_parallel");
-  if (p.has("schedule")) s.pipeline = at(p.where("schedule"), [&] { return parse_pipeline_kind(p.string("schedule")); });
+  if (p.has("schedule"))
+    s.pipeline = at(p.where("schedule"), [&] { return parse_pipeline_kind(p.string("schedule")); });
   s.virtual_stages = u32(p, "virtual_stages", 1, 1024);
   if (s.virtual_stages > 1 && !p.has("schedule")) s.pipeline = PipelineKind::interleaved;
   if (p.has("recompute")) s.recompute = p.boolean("recompute");
@@ -92,7 +95,8 @@ std::filesystem::path beside_scenario(const YamlMap& w, const std::string& key) 
 void read_calibration(const YamlMap& w, TrainingWorkload& t) {
   const std::filesystem::path path = beside_scenario(w, "calibration");
   const std::string where = w.where("calibration");
-  if (!std::filesystem::exists(path)) throw ConfigError(fmt::format("{}: calibration: no file {}", where, path.string()));
+  if (!std::filesystem::exists(path))
+    throw ConfigError(fmt::format("{}: calibration: no file {}", where, path.string()));
   const bool network_file = YamlMap::load_file(path.string()).string_or("format", "") == "weft-network-profile";
   std::filesystem::path network = path;
   if (!network_file) {
@@ -100,7 +104,8 @@ void read_calibration(const YamlMap& w, TrainingWorkload& t) {
     network = path.parent_path() / (path.stem().string() + ".network.yaml");
   }
   if (std::filesystem::exists(network)) {
-    t.network = std::make_shared<const NetworkCalibration>(at(where, [&] { return load_network_calibration(network.string()); }));
+    t.network = std::make_shared<const NetworkCalibration>(
+        at(where, [&] { return load_network_calibration(network.string()); }));
   }
 }
 
@@ -115,8 +120,8 @@ std::string gpu_of(const SystemSpec& system) {
 
 TrainingWorkload read_traced(const YamlMap& w, const SystemSpec& system) {
   if (system.preset.empty()) {
-    throw ConfigError(fmt::format("{}: trace: replaying a trace needs a catalogue system (system: {{name: ...}})",
-                                  w.where("trace")));
+    throw ConfigError(
+        fmt::format("{}: trace: replaying a trace needs a catalogue system (system: {{name: ...}})", w.where("trace")));
   }
   TrainingWorkload t;
   t.where = w.where();
@@ -134,9 +139,10 @@ TrainingWorkload read_traced(const YamlMap& w, const SystemSpec& system) {
 TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
   if (w.has("trace")) return read_traced(w, system);
   if (system.preset.empty()) {
-    throw ConfigError(fmt::format("{}: model: a training workload needs a catalogue system (system: {{name: ...}}), "
-                                  "whose GPUs and links the compute and collective models read",
-                                  w.where("model")));
+    throw ConfigError(
+        fmt::format("{}: model: a training workload needs a catalogue system (system: {{name: ...}}), "
+                    "whose GPUs and links the compute and collective models read",
+                    w.where("model")));
   }
   TrainingWorkload t;
   t.where = w.where();
@@ -144,7 +150,8 @@ TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
   read_parallel(w, t.spec, system.ranks);
   read_batch(w, t.spec);
   t.spec.seq_len = u32(w, "seq_len", t.spec.model.max_seq, 1u << 24);
-  if (w.has("precision")) t.spec.precision = at(w.where("precision"), [&] { return parse_precision(w.string("precision")); });
+  if (w.has("precision"))
+    t.spec.precision = at(w.where("precision"), [&] { return parse_precision(w.string("precision")); });
   t.spec.bucket = w.bytes_or("bucket", t.spec.bucket);
   t.spec.grad_bytes = u32(w, "grad_bytes", t.spec.grad_bytes, 8);
   if (w.has("capacity_factor")) t.spec.capacity_factor = w.real("capacity_factor");
@@ -153,7 +160,8 @@ TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
   t.timing = read_timing(w);
   if (w.has("tokens")) {
     t.token_budget = w.real("tokens");
-    if (!(*t.token_budget > 0)) throw ConfigError(fmt::format("{}: tokens: expected a positive number", w.where("tokens")));
+    if (!(*t.token_budget > 0))
+      throw ConfigError(fmt::format("{}: tokens: expected a positive number", w.where("tokens")));
   }
   t.profile = default_compute_profile();
   if (w.has("profile")) {
@@ -163,7 +171,10 @@ TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
   if (w.has("calibration")) read_calibration(w, t);
   const NodeSpec node = node_spec::resolved(system.cluster.node);
   t.gpu = std::string(node_spec::gpu_of(node).name);
-  at(t.where, [&] { check(t.spec, system.ranks, node_spec::gpu_of(node)); return 0; });
+  at(t.where, [&] {
+    check(t.spec, system.ranks, node_spec::gpu_of(node));
+    return 0;
+  });
   return t;
 }
 

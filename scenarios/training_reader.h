@@ -23,8 +23,8 @@ struct TrainingWorkload {
   TrainingSpec spec;
   ComputeProfile profile;  // weft's defaults, or `profile:` (a calibration file) on top of them
   CollectiveTiming timing = CollectiveTiming::shared;  // `collective_timing:`
-  std::string gpu;         // catalogue GPU of the system
-  std::string where;       // file:line:column of `workload:`
+  std::string gpu;                                     // catalogue GPU of the system
+  std::string where;                                   // file:line:column of `workload:`
   // `trace:` instead of `model:`: the step comes from a trace; spec.model.name is its label and the
   // rest of spec is unused.
   std::optional<TraceWorkload> trace;
@@ -38,9 +38,9 @@ struct TrainingWorkload {
 // Keys: model (a name, or a map: `name:` of a catalogue model to start from and any ModelConfig
 // field), parallel {dp, tp, pp, cp, ep, zero, fsdp, sequence_parallel, schedule, virtual_stages,
 // recompute, order}, batch {global, micro}, seq_len, precision, bucket, grad_bytes,
-// capacity_factor, causal_skip, profile, collective_timing (shared | isolated). dp defaults to GPUs / (tp pp cp). Every impossible plan
-// is a ConfigError at the key's file:line:column. With `trace:` (trace_workload.h) instead of
-// `model:`, only collective_timing may sit beside it.
+// capacity_factor, causal_skip, profile, collective_timing (shared | isolated). dp defaults to GPUs / (tp pp cp). Every
+// impossible plan is a ConfigError at the key's file:line:column. With `trace:` (trace_workload.h) instead of `model:`,
+// only collective_timing may sit beside it.
 TrainingWorkload read_training(const YamlMap& workload, const SystemSpec& system);
 
 }  // namespace weft

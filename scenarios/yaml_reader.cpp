@@ -1,9 +1,9 @@
 #include "scenarios/yaml_reader.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
 #include <fstream>
 #include <sstream>
 
@@ -23,7 +23,8 @@ YamlMap YamlMap::parse(const std::string& text, const std::string& source) {
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("{}:{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
-  if (!root.IsMap()) throw ConfigError(fmt::format("{}:1:1: expected a YAML mapping (key: value lines) at the top", source));
+  if (!root.IsMap())
+    throw ConfigError(fmt::format("{}:1:1: expected a YAML mapping (key: value lines) at the top", source));
   return YamlMap(root, name);
 }
 

@@ -2,12 +2,12 @@
 // nobody read are reported as unknown. Models never see YAML or strings.
 #pragma once
 
+#include <yaml-cpp/yaml.h>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
-#include <yaml-cpp/yaml.h>
 
 #include "sim/core/errors.h"
 #include "sim/core/units.h"
@@ -68,7 +68,7 @@ class YamlMap {
   YamlMap child(YAML::Node node, const std::string& key) const;  // a sub-map, with the overlay
   const YAML::Node* overlaid(const std::string& key) const;      // the overlay's value for key
   bool overlaid_below(const std::string& key) const;             // the overlay sets keys inside key
-  YAML::Node value(const std::string& key) const;  // throws when missing
+  YAML::Node value(const std::string& key) const;                // throws when missing
   std::string scalar(const std::string& key, const char* expected) const;
   std::string key_text(const YAML::Node& key) const;
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
@@ -76,8 +76,8 @@ class YamlMap {
   YAML::Node node_;
   std::shared_ptr<const std::string> source_;
   std::shared_ptr<std::set<std::string>> read_;  // shared by copies, so reads through copies count
-  std::shared_ptr<const Overlay> overlay_;        // compare: variants' values; null when none
-  std::string prefix_;                            // this map's dotted path from the root, "system.node."
+  std::shared_ptr<const Overlay> overlay_;       // compare: variants' values; null when none
+  std::string prefix_;                           // this map's dotted path from the root, "system.node."
 };
 
 // Runs `read`, prefixing a ConfigError's message with `where` (the library's checks know no lines).

@@ -7,8 +7,8 @@
 namespace weft {
 
 TransferId Fabric::start_group(const GroupTransfer&, OnTransferDone) {
-  throw ModelError(fmt::format("the {} fabric has no multicast or in-switch reduction (NVLS, SHARP); use flow",
-                               name()));
+  throw ModelError(
+      fmt::format("the {} fabric has no multicast or in-switch reduction (NVLS, SHARP); use flow", name()));
 }
 
 }  // namespace weft

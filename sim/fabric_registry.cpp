@@ -81,9 +81,10 @@ const FabricEntry& find_fabric(std::string_view name) {
 
 void require_simulations(std::string_view name, size_t simulations, std::string_view unit, std::string_view hint) {
   if (simulations > 1 && find_fabric(name).once_per_process) {
-    throw ConfigError(fmt::format("fabric {} runs one simulation per process (its engine is a singleton), but this "
-                                  "asks for {} {}; {}",
-                                  name, simulations, unit, hint));
+    throw ConfigError(
+        fmt::format("fabric {} runs one simulation per process (its engine is a singleton), but this "
+                    "asks for {} {}; {}",
+                    name, simulations, unit, hint));
   }
 }
 

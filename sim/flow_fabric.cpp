@@ -83,16 +83,16 @@ TransferId FlowFabric::start_striped(const PathSet& stripes, const Transfer& tra
   TransferId first = next_id_;
   uint64_t placed = 0;
   for (size_t i = 0; i < stripes.size(); ++i) {
-    uint64_t share = i + 1 == stripes.size()
-                         ? transfer.bytes.count() - placed
-                         : static_cast<uint64_t>(static_cast<uint128>(transfer.bytes.count()) * stripes[i].bottleneck.bps() / total_rate);
+    uint64_t share = i + 1 == stripes.size() ? transfer.bytes.count() - placed
+                                             : static_cast<uint64_t>(static_cast<uint128>(transfer.bytes.count()) *
+                                                                     stripes[i].bottleneck.bps() / total_rate);
     placed += share;
     Transfer t = transfer;
     t.bytes = Bytes(share);
     t.entropy = (1ULL << 62) | (transfer.entropy << 8) | i;  // a queue pair per stripe keeps its order
     if (transfer.max_rate > 0) {
-      t.max_rate = std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<uint128>(transfer.max_rate) *
-                                                              stripes[i].bottleneck.bps() / total_rate));
+      t.max_rate = std::max<uint64_t>(
+          1, static_cast<uint64_t>(static_cast<uint128>(transfer.max_rate) * stripes[i].bottleneck.bps() / total_rate));
     }
     start_on(stripes[i], t, part_done(g));
   }
@@ -109,8 +109,8 @@ TransferId FlowFabric::start_group(const GroupTransfer& group, OnTransferDone on
   for (size_t i = 0; i < stripes.size(); ++i) {
     uint64_t bytes = i + 1 == stripes.size() ? group.bytes.count() - share * i : share;
     // Stripe queue pairs are apart from unicast ones (whose entropy is a small stream index).
-    Transfer t{group.srcs.front(), group.dsts.front(), Bytes(bytes), 0,
-               (1ULL << 63) | (group.entropy << 8) | i, group.tag};
+    Transfer t{group.srcs.front(), group.dsts.front(), Bytes(bytes), 0, (1ULL << 63) | (group.entropy << 8) | i,
+               group.tag};
     t.max_rate = group.max_rate / stripes.size();  // the sender's limit covers all its stripes
     t.copies = group.copies;
     start_on(*stripes[i], t, part_done(g));
@@ -267,7 +267,8 @@ void FlowFabric::solve_component() {
     solver_.add_flow(local_path_, flow.weight);
   }
   solver_.solve();
-  for (size_t i = 0; i < component_flows_.size(); ++i) rerate(component_flows_[i], solver_.rate(static_cast<uint32_t>(i)));
+  for (size_t i = 0; i < component_flows_.size(); ++i)
+    rerate(component_flows_[i], solver_.rate(static_cast<uint32_t>(i)));
   if (config_.check_invariants) check_component_loads();
 }
 

@@ -63,24 +63,24 @@ class FlowFabric final : public Fabric {
     uint32_t local = 0;           // index in the current solve
   };
   struct QueuePair {
-    bool busy = false;            // a flow of this QP is on the links
-    std::deque<uint32_t> waiting; // flows started behind it, in order
+    bool busy = false;             // a flow of this QP is on the links
+    std::deque<uint32_t> waiting;  // flows started behind it, in order
   };
   struct Flow {
     const Path* path = nullptr;
-    QueuePair* queue_pair = nullptr;    // its sender's queue (map nodes never move)
-    uint128 remaining = 0;    // bits still to send, times 1e12 (bit·ps: exact arithmetic)
-    uint64_t rate = 0;                  // bit/s; 0 until the first solve
-    int64_t updated = 0;                // ps, when `remaining` was last brought up to date
-    uint32_t version = 0;               // bumps when the finish time changes; stale calendar items skip
-    uint32_t mark = 0;                  // component search epoch
-    uint32_t weight = 1;                // copies on the links: this flow's and its followers'
-    std::vector<uint32_t> followers;    // identical flows riding on this one (not on the links)
-    std::vector<uint32_t> slot_in_link; // position in links_[path->links[i]].flows
+    QueuePair* queue_pair = nullptr;     // its sender's queue (map nodes never move)
+    uint128 remaining = 0;               // bits still to send, times 1e12 (bit·ps: exact arithmetic)
+    uint64_t rate = 0;                   // bit/s; 0 until the first solve
+    int64_t updated = 0;                 // ps, when `remaining` was last brought up to date
+    uint32_t version = 0;                // bumps when the finish time changes; stale calendar items skip
+    uint32_t mark = 0;                   // component search epoch
+    uint32_t weight = 1;                 // copies on the links: this flow's and its followers'
+    std::vector<uint32_t> followers;     // identical flows riding on this one (not on the links)
+    std::vector<uint32_t> slot_in_link;  // position in links_[path->links[i]].flows
     Transfer transfer;
     TransferId id = 0;
     Time start;
-    int64_t joined = 0;                 // ps, when it joined the links (for the link timeline)
+    int64_t joined = 0;  // ps, when it joined the links (for the link timeline)
     OnTransferDone on_done;
   };
   enum class Phase : uint64_t { drained = 0, arrived = 1 };

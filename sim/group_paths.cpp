@@ -1,7 +1,7 @@
 #include "sim/group_paths.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "sim/core/errors.h"
 #include "sim/core/rng.h"
@@ -62,7 +62,8 @@ std::vector<uint32_t> switch_hops(const Topology& t, NodeIndex from) {
 const std::vector<NodeIndex>& nics_or_throw(const Topology& t, NodeIndex member) {
   const std::vector<NodeIndex>& nics = t.nics_of(member);
   if (nics.empty()) {
-    throw ModelError(fmt::format("{} has no NIC to reach the in-network reducing switches (SHARP)", t.node(member).name));
+    throw ModelError(
+        fmt::format("{} has no NIC to reach the in-network reducing switches (SHARP)", t.node(member).name));
   }
   return nics;
 }
@@ -98,9 +99,10 @@ std::vector<NodeIndex> network_roots(const Topology& t, const GroupTransfer& g) 
     }
   }
   if (roots.empty()) {
-    throw ModelError(fmt::format("a group across hosts (from {}) has no in-network reducing switch that reaches "
-                                 "every member: CollNet needs SHARP switches (network.sharp on InfiniBand)",
-                                 t.node(g.srcs.front()).name));
+    throw ModelError(
+        fmt::format("a group across hosts (from {}) has no in-network reducing switch that reaches "
+                    "every member: CollNet needs SHARP switches (network.sharp on InfiniBand)",
+                    t.node(g.srcs.front()).name));
   }
   return roots;
 }
@@ -136,9 +138,10 @@ std::vector<NodeIndex> reducing_switches(const Topology& t, NodeIndex member) {
     }
   }
   if (switches.empty()) {
-    throw ModelError(fmt::format("{} has no in-network reducing switch next to it (NVLS needs NVSwitch generation 3 "
-                                 "or later; CollNet needs SHARP switches)",
-                                 t.node(member).name));
+    throw ModelError(
+        fmt::format("{} has no in-network reducing switch next to it (NVLS needs NVSwitch generation 3 "
+                    "or later; CollNet needs SHARP switches)",
+                    t.node(member).name));
   }
   return switches;
 }
@@ -210,7 +213,8 @@ std::vector<LinkId> GroupPaths::network_leg(NodeIndex member, NodeIndex via, con
       nearest = h;
     }
   }
-  if (nearest == kFar) throw ModelError(fmt::format("{} has no NIC on the network of {}", t.node(member).name, t.node(via).name));
+  if (nearest == kFar)
+    throw ModelError(fmt::format("{} has no NIC on the network of {}", t.node(member).name, t.node(via).name));
   NodeIndex leaf = leaf_of(t, nic);
   std::vector<LinkId> walk;  // leaf -> via (up) or via -> leaf
   std::vector<LinkId> choices;
@@ -219,7 +223,8 @@ std::vector<LinkId> GroupPaths::network_leg(NodeIndex member, NodeIndex via, con
   uint64_t state = entropy ^ (static_cast<uint64_t>(leaf) << 32);
   for (NodeIndex at = up ? leaf : via, toward = up ? via : leaf; at != toward; at = t.link_target(walk.back())) {
     router_.next_hops(at, toward, choices);
-    if (choices.empty()) throw ModelError(fmt::format("no switch path from {} to {}", t.node(at).name, t.node(toward).name));
+    if (choices.empty())
+      throw ModelError(fmt::format("no switch path from {} to {}", t.node(at).name, t.node(toward).name));
     walk.push_back(choices[splitmix64(state) % choices.size()]);
   }
   std::vector<LinkId> links;

@@ -57,8 +57,8 @@ class GroupPaths {
   const Path& union_path(const GroupTransfer& group, NodeIndex via);
   const Path& network_union_path(const GroupTransfer& group, NodeIndex via);
   // hops: switch_hops from `via` (group_paths.cpp).
-  std::vector<LinkId> network_leg(NodeIndex member, NodeIndex via, const std::vector<uint32_t>& hops,
-                                  uint64_t entropy, bool up);
+  std::vector<LinkId> network_leg(NodeIndex member, NodeIndex via, const std::vector<uint32_t>& hops, uint64_t entropy,
+                                  bool up);
 
   Router& router_;
   std::deque<Path> paths_;  // stable addresses

@@ -63,9 +63,8 @@ std::vector<LinkId> LinkTimeline::busiest(const Topology& topology, size_t k) co
   for (LinkId l = 0; l < bins_.size(); ++l) {
     if (!bins_[l].empty()) load.emplace_back(total(l) * 8 / static_cast<double>(topology.link(l).rate.bps()), l);
   }
-  std::sort(load.begin(), load.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
+  std::sort(load.begin(), load.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
   std::vector<LinkId> out;
   for (size_t i = 0; i < load.size() && i < k; ++i) out.push_back(load[i].second);
   return out;

@@ -1,7 +1,7 @@
 #include "topologies/clusters.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "sim/core/errors.h"
 #include "topologies/catalogue/links.h"
@@ -20,10 +20,14 @@ NetworkShape parse_network_shape(std::string_view name) {
 
 std::string_view to_string(NetworkShape shape) {
   switch (shape) {
-    case NetworkShape::none: return "none";
-    case NetworkShape::single_switch: return "single-switch";
-    case NetworkShape::fat_tree: return "fat-tree";
-    case NetworkShape::rail_optimized: return "rail-optimized";
+    case NetworkShape::none:
+      return "none";
+    case NetworkShape::single_switch:
+      return "single-switch";
+    case NetworkShape::fat_tree:
+      return "fat-tree";
+    case NetworkShape::rail_optimized:
+      return "rail-optimized";
   }
   return "?";
 }
@@ -37,9 +41,12 @@ NetworkTechnology parse_network_technology(std::string_view name) {
 
 std::string_view to_string(NetworkTechnology technology) {
   switch (technology) {
-    case NetworkTechnology::infiniband: return "infiniband";
-    case NetworkTechnology::roce: return "roce";
-    case NetworkTechnology::ethernet: return "ethernet";
+    case NetworkTechnology::infiniband:
+      return "infiniband";
+    case NetworkTechnology::roce:
+      return "roce";
+    case NetworkTechnology::ethernet:
+      return "ethernet";
   }
   return "?";
 }
@@ -65,12 +72,17 @@ int port_gbps(const ClusterSpec& spec) {
 
 std::string_view infiniband_name(int gbps) {
   switch (gbps) {
-    case 100: return "edr";
-    case 200: return "hdr";
-    case 400: return "ndr";
-    case 800: return "xdr";
+    case 100:
+      return "edr";
+    case 200:
+      return "hdr";
+    case 400:
+      return "ndr";
+    case 800:
+      return "xdr";
     default:
-      throw ConfigError(fmt::format("network: InfiniBand has no {} Gb/s 4x port (expected 100, 200, 400 or 800)", gbps));
+      throw ConfigError(
+          fmt::format("network: InfiniBand has no {} Gb/s 4x port (expected 100, 200, 400 or 800)", gbps));
   }
 }
 
@@ -79,8 +91,10 @@ LinkSpec wire(const ClusterSpec& spec, double metres) {
   const NetworkSpec& n = spec.network;
   int gbps = port_gbps(spec);
   switch (n.technology) {
-    case NetworkTechnology::infiniband: return catalogue::infiniband_link(infiniband_name(gbps), metres);
-    case NetworkTechnology::roce: return catalogue::ethernet_link(gbps, n.mtu, metres);
+    case NetworkTechnology::infiniband:
+      return catalogue::infiniband_link(infiniband_name(gbps), metres);
+    case NetworkTechnology::roce:
+      return catalogue::ethernet_link(gbps, n.mtu, metres);
     case NetworkTechnology::ethernet: {
       // TCP/IP over Ethernet at a 1500 B IP MTU: 1460 B of payload per frame carries Ethernet 14 +
       // IPv4 20 + TCP 20 + FCS 4 + preamble/SFD 8 + inter-frame gap 12 = 78 B (IEEE 802.3, RFC 791/793).
@@ -153,8 +167,8 @@ class PlaneBuilder {
   // parallel cables to each spine (one cable each once the fabric is large).
   void add_spines(const std::vector<NodeIndex>& leaves) {
     const int up = leaf_ports(spec_.network).up;
-    const int spines =
-        smallest_divisor_at_least(up, (static_cast<int>(leaves.size()) * up + spec_.network.radix - 1) / spec_.network.radix);
+    const int spines = smallest_divisor_at_least(
+        up, (static_cast<int>(leaves.size()) * up + spec_.network.radix - 1) / spec_.network.radix);
     for (int s = 0; s < spines; ++s) {
       NodeIndex spine = add_switch(fmt::format("spine{}", s), 2);
       for (NodeIndex leaf : leaves) {
@@ -225,9 +239,10 @@ int tiers_for(const NetworkSpec& n, int leaves) {
   int fit = leaves == 1 ? 1 : leaves <= n.radix ? 2 : 3;
   int half = n.radix / 2;
   if (fit == 3 && (leaves + half - 1) / half > n.radix) {
-    throw ConfigError(fmt::format("network: {} leaves need more than 3 tiers of {}-port switches "
-                                  "(3 tiers reach {} leaves); raise network.radix",
-                                  leaves, n.radix, half * n.radix));
+    throw ConfigError(
+        fmt::format("network: {} leaves need more than 3 tiers of {}-port switches "
+                    "(3 tiers reach {} leaves); raise network.radix",
+                    leaves, n.radix, half * n.radix));
   }
   if (n.tiers == 0 || n.shape == NetworkShape::single_switch) return n.shape == NetworkShape::single_switch ? 1 : fit;
   if (n.tiers < fit) {
@@ -242,16 +257,18 @@ void validate_sharp(const ClusterSpec& spec) {
   const NetworkSpec& n = spec.network;
   if (!n.sharp) return;
   if (n.technology != NetworkTechnology::infiniband) {
-    throw ConfigError(fmt::format("network: sharp = true on {}; SHARP in-network reduction exists only in InfiniBand "
-                                  "switches (Quantum HDR: SHARPv2, Quantum-2 NDR: SHARPv3, Quantum-3 XDR); set "
-                                  "network.technology = infiniband or network.sharp = false",
-                                  to_string(n.technology)));
+    throw ConfigError(
+        fmt::format("network: sharp = true on {}; SHARP in-network reduction exists only in InfiniBand "
+                    "switches (Quantum HDR: SHARPv2, Quantum-2 NDR: SHARPv3, Quantum-3 XDR); set "
+                    "network.technology = infiniband or network.sharp = false",
+                    to_string(n.technology)));
   }
   if (port_gbps(spec) < 200) {
-    throw ConfigError(fmt::format("network: sharp = true on {} Gb/s InfiniBand; the streaming aggregation NCCL's "
-                                  "CollNet needs starts with HDR (200 Gb/s, Quantum, SHARPv2): NDR 400 and XDR 800 "
-                                  "have it too",
-                                  port_gbps(spec)));
+    throw ConfigError(
+        fmt::format("network: sharp = true on {} Gb/s InfiniBand; the streaming aggregation NCCL's "
+                    "CollNet needs starts with HDR (200 Gb/s, Quantum, SHARPv2): NDR 400 and XDR 800 "
+                    "have it too",
+                    port_gbps(spec)));
   }
 }
 
@@ -263,9 +280,10 @@ void validate(const ClusterSpec& spec) {
   if (spec.nodes < 1) throw ConfigError(fmt::format("cluster: nodes = {}; expected 1 or more", spec.nodes));
   if (n.shape == NetworkShape::none) {
     if (spec.nodes > 1) {
-      throw ConfigError(fmt::format("cluster: {} nodes with network shape none; nodes would not be connected "
-                                    "(pick single-switch, fat-tree or rail-optimized)",
-                                    spec.nodes));
+      throw ConfigError(
+          fmt::format("cluster: {} nodes with network shape none; nodes would not be connected "
+                      "(pick single-switch, fat-tree or rail-optimized)",
+                      spec.nodes));
     }
     if (n.sharp) throw ConfigError("network: sharp = true with network shape none; there are no switches to reduce in");
     return;
@@ -277,13 +295,15 @@ void validate(const ClusterSpec& spec) {
     throw ConfigError(fmt::format("network: radix = {}; expected an even port count of 4 or more", n.radix));
   }
   if (!(n.oversubscription > 0)) {
-    throw ConfigError(fmt::format("network: oversubscription = {}; expected a ratio above 0 (1 = non-blocking)",
-                                  n.oversubscription));
+    throw ConfigError(
+        fmt::format("network: oversubscription = {}; expected a ratio above 0 (1 = non-blocking)", n.oversubscription));
   }
-  if (n.tiers < 0 || n.tiers > 3) throw ConfigError(fmt::format("network: tiers = {}; expected 0 (auto), 1, 2 or 3", n.tiers));
+  if (n.tiers < 0 || n.tiers > 3)
+    throw ConfigError(fmt::format("network: tiers = {}; expected 0 (auto), 1, 2 or 3", n.tiers));
   if (n.port_gbps < 0 || port_gbps(spec) <= 0) {
-    throw ConfigError(fmt::format("network: port rate {} Gb/s; expected a positive rate (network.port_gbps, or the NIC's)",
-                                  n.port_gbps < 0 ? n.port_gbps : port_gbps(spec)));
+    throw ConfigError(
+        fmt::format("network: port rate {} Gb/s; expected a positive rate (network.port_gbps, or the NIC's)",
+                    n.port_gbps < 0 ? n.port_gbps : port_gbps(spec)));
   }
   wire(spec, n.nic_cable_metres);  // throws for rates the technology does not have
   validate_sharp(spec);

@@ -26,12 +26,12 @@ std::string_view to_string(NetworkTechnology technology);
 struct NetworkSpec {
   NetworkShape shape = NetworkShape::rail_optimized;
   NetworkTechnology technology = NetworkTechnology::infiniband;
-  int port_gbps = 0;              // link rate; 0 = the NIC's port rate
-  int radix = 64;                 // ports per switch (Quantum-2 / Spectrum-4 class: 64 x 400G)
-  double oversubscription = 1.0;  // leaf downlinks per uplink (2 = 2:1)
-  int tiers = 0;                  // 0 = the fewest that fit; 1, 2 or 3 to force
-  uint32_t mtu = 4096;            // RDMA MTU, bytes
-  double nic_cable_metres = 3;    // NIC to leaf (DAC / AOC inside the rack)
+  int port_gbps = 0;                // link rate; 0 = the NIC's port rate
+  int radix = 64;                   // ports per switch (Quantum-2 / Spectrum-4 class: 64 x 400G)
+  double oversubscription = 1.0;    // leaf downlinks per uplink (2 = 2:1)
+  int tiers = 0;                    // 0 = the fewest that fit; 1, 2 or 3 to force
+  uint32_t mtu = 4096;              // RDMA MTU, bytes
+  double nic_cable_metres = 3;      // NIC to leaf (DAC / AOC inside the rack)
   double switch_cable_metres = 30;  // between switch tiers
   // SHARP: every switch of the network reduces and multicasts in the network (NodeProps::reduces),
   // which NCCL's CollNet uses. InfiniBand only, from HDR: NVIDIA Quantum (HDR 200G, SHARPv2), Quantum-2

@@ -1,31 +1,43 @@
 #include "topologies/metrics.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <boost/graph/push_relabel_max_flow.hpp>
-#include <fmt/format.h>
 
 namespace weft {
 
 std::string_view to_string(NodeKind kind) {
   switch (kind) {
-    case NodeKind::gpu: return "gpu";
-    case NodeKind::cpu: return "cpu";
-    case NodeKind::pcie_switch: return "pcie-switch";
-    case NodeKind::nvswitch: return "nvswitch";
-    case NodeKind::nic: return "nic";
-    case NodeKind::network_switch: return "switch";
+    case NodeKind::gpu:
+      return "gpu";
+    case NodeKind::cpu:
+      return "cpu";
+    case NodeKind::pcie_switch:
+      return "pcie-switch";
+    case NodeKind::nvswitch:
+      return "nvswitch";
+    case NodeKind::nic:
+      return "nic";
+    case NodeKind::network_switch:
+      return "switch";
   }
   return "?";
 }
 
 std::string_view to_string(LinkKind kind) {
   switch (kind) {
-    case LinkKind::generic: return "generic";
-    case LinkKind::nvlink: return "nvlink";
-    case LinkKind::pcie: return "pcie";
-    case LinkKind::infiniband: return "infiniband";
-    case LinkKind::ethernet: return "ethernet";
-    case LinkKind::inter_socket: return "inter-socket";
+    case LinkKind::generic:
+      return "generic";
+    case LinkKind::nvlink:
+      return "nvlink";
+    case LinkKind::pcie:
+      return "pcie";
+    case LinkKind::infiniband:
+      return "infiniband";
+    case LinkKind::ethernet:
+      return "ethernet";
+    case LinkKind::inter_socket:
+      return "inter-socket";
   }
   return "?";
 }
@@ -111,8 +123,10 @@ Bandwidth bisection_bandwidth(const Topology& topology) {
     for (auto [e, end] = boost::out_edges(gpus[r], topology.graph()); e != end; ++e) {
       all_links += static_cast<int64_t>(topology.graph()[*e].goodput().bps());
     }
-    if (r < gpus.size() / 2) add(source, gpus[r], all_links);
-    else add(gpus[r], sink, all_links);
+    if (r < gpus.size() / 2)
+      add(source, gpus[r], all_links);
+    else
+      add(gpus[r], sink, all_links);
   }
   int64_t flow = boost::push_relabel_max_flow(g, source, sink);
   return Bandwidth::bps(static_cast<uint64_t>(flow));

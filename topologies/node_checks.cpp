@@ -16,7 +16,6 @@ using node_spec::links_per_switch;
 using node_spec::nic_of;
 using node_spec::resolved;
 
-
 [[noreturn]] void fail(const std::string& what) { throw ConfigError("node: " + what); }
 
 // A catalogue lookup whose ConfigError gets the "node: " prefix.
@@ -43,10 +42,14 @@ const catalogue::NicSpec& nic_of(const NodeSpec& s) {
 
 const char* layout_name(NodeLayout layout) {
   switch (layout) {
-    case NodeLayout::nvswitch: return "nvswitch";
-    case NodeLayout::cube_mesh: return "cube-mesh";
-    case NodeLayout::nvl_rack: return "nvl-rack";
-    case NodeLayout::pcie: return "pcie";
+    case NodeLayout::nvswitch:
+      return "nvswitch";
+    case NodeLayout::cube_mesh:
+      return "cube-mesh";
+    case NodeLayout::nvl_rack:
+      return "nvl-rack";
+    case NodeLayout::pcie:
+      return "pcie";
   }
   return "?";
 }
@@ -103,10 +106,11 @@ void check_counts(const NodeSpec& s) {
   if (s.pcie_lanes != 1 && s.pcie_lanes != 2 && s.pcie_lanes != 4 && s.pcie_lanes != 8 && s.pcie_lanes != 16) {
     fail(fmt::format("pcie_lanes = {}; expected 1, 2, 4, 8 or 16", s.pcie_lanes));
   }
-  const std::pair<const char*, int> zero_means_default[] = {
-      {"nvlink_generation", s.nvlink_generation}, {"nvlink_links", s.nvlink_links},
-      {"nvswitch_generation", s.nvswitch_generation}, {"nvswitches", s.nvswitches},
-      {"pcie_generation", s.pcie_generation}};
+  const std::pair<const char*, int> zero_means_default[] = {{"nvlink_generation", s.nvlink_generation},
+                                                            {"nvlink_links", s.nvlink_links},
+                                                            {"nvswitch_generation", s.nvswitch_generation},
+                                                            {"nvswitches", s.nvswitches},
+                                                            {"pcie_generation", s.pcie_generation}};
   for (auto [field, value] : zero_means_default) {
     if (value < 0) fail(fmt::format("{} = {}; expected 0 (the catalogue value or none) or more", field, value));
   }
@@ -165,20 +169,25 @@ void check_nvswitches(const NodeSpec& s, int gpus_per_domain) {
 void check_layout(const NodeSpec& s, const catalogue::GpuSpec& gpu) {
   bool switched = s.layout == NodeLayout::nvswitch || s.layout == NodeLayout::nvl_rack;
   if (!switched && (s.nvswitches != 0 || s.nvswitch_generation != 0)) {
-    fail(fmt::format("nvswitches = {}, nvswitch_generation = {} with layout {}; NVSwitch chips exist only in "
-                     "layouts nvswitch and nvl-rack (expected 0)", s.nvswitches, s.nvswitch_generation,
-                     layout_name(s.layout)));
+    fail(
+        fmt::format("nvswitches = {}, nvswitch_generation = {} with layout {}; NVSwitch chips exist only in "
+                    "layouts nvswitch and nvl-rack (expected 0)",
+                    s.nvswitches, s.nvswitch_generation, layout_name(s.layout)));
   }
   if (s.nvlink_bridges && s.layout != NodeLayout::pcie) {
     fail(fmt::format("nvlink_bridges with layout {}; bridges exist only in layout pcie", layout_name(s.layout)));
   }
   if (s.layout != NodeLayout::pcie || s.nvlink_bridges) check_nvlink(s, gpu);
   switch (s.layout) {
-    case NodeLayout::nvswitch: check_nvswitches(s, s.gpus); break;
+    case NodeLayout::nvswitch:
+      check_nvswitches(s, s.gpus);
+      break;
     case NodeLayout::nvl_rack:
       if (s.gpus_per_host < 1 || s.gpus % s.gpus_per_host != 0) {
-        fail(fmt::format("gpus = {} with gpus_per_host = {}; layout nvl-rack needs whole compute trays (gpus a "
-                         "multiple of gpus_per_host >= 1)", s.gpus, s.gpus_per_host));
+        fail(
+            fmt::format("gpus = {} with gpus_per_host = {}; layout nvl-rack needs whole compute trays (gpus a "
+                        "multiple of gpus_per_host >= 1)",
+                        s.gpus, s.gpus_per_host));
       }
       check_nvswitches(s, s.gpus);
       break;
@@ -193,7 +202,6 @@ void check_layout(const NodeSpec& s, const catalogue::GpuSpec& gpu) {
       break;
   }
 }
-
 
 }  // namespace
 

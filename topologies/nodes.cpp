@@ -235,8 +235,10 @@ std::string scale_up_text(const NodeSpec& s) {
     case NodeLayout::nvl_rack:
       return fmt::format("{} NVSwitch gen {} chips, {} NVLink {} links per GPU", s.nvswitches, s.nvswitch_generation,
                          s.nvlink_links, s.nvlink_generation);
-    case NodeLayout::cube_mesh: return fmt::format("NVLink {} hybrid cube mesh", s.nvlink_generation);
-    case NodeLayout::pcie: break;
+    case NodeLayout::cube_mesh:
+      return fmt::format("NVLink {} hybrid cube mesh", s.nvlink_generation);
+    case NodeLayout::pcie:
+      break;
   }
   return s.nvlink_bridges ? fmt::format("NVLink {} bridges in pairs", s.nvlink_generation) : "no NVLink";
 }
@@ -264,8 +266,10 @@ BuiltNode add_node(Topology& t, const NodeSpec& spec, int first_host, int domain
       add_cube_mesh(t, s, b.gpus);
       return b;
     }
-    case NodeLayout::nvl_rack: return add_rack(t, s, first_host, domain, prefix);
-    case NodeLayout::pcie: break;
+    case NodeLayout::nvl_rack:
+      return add_rack(t, s, first_host, domain, prefix);
+    case NodeLayout::pcie:
+      break;
   }
   // PCIe box: a scale-up domain only when bridges join GPU pairs (the router decides per pair).
   BuiltNode b = add_host(t, s, s.gpus, host, s.nvlink_bridges ? domain : -1);

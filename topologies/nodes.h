@@ -25,10 +25,10 @@ struct NodeSpec {
 
   // Scale-up. 0 = take the GPU's catalogue value.
   int nvlink_generation = 0;
-  int nvlink_links = 0;          // NVLink links per GPU
-  int nvswitch_generation = 0;   // 0 = none (cube_mesh, pcie)
-  int nvswitches = 0;            // NVSwitch chips per node (per rack for nvl_rack)
-  bool nvlink_bridges = false;   // pcie layout: bridges GPU 2i <-> 2i+1 with all the GPU's links
+  int nvlink_links = 0;         // NVLink links per GPU
+  int nvswitch_generation = 0;  // 0 = none (cube_mesh, pcie)
+  int nvswitches = 0;           // NVSwitch chips per node (per rack for nvl_rack)
+  bool nvlink_bridges = false;  // pcie layout: bridges GPU 2i <-> 2i+1 with all the GPU's links
 
   // PCIe tree.
   int pcie_generation = 0;       // 0 = the GPU's catalogue value
@@ -39,9 +39,9 @@ struct NodeSpec {
   bool p2p = true;               // PCIe peer-to-peer between GPUs (off: staged through host memory)
 
   // Scale-out.
-  std::string nic = "cx7";       // catalogue::nic() name; "" or nics = 0 for none
-  int nics = 8;                  // NICs per node (per host for nvl_rack), on the PCIe switches
-  int nic_ports = 1;             // network ports per NIC used as separate planes
+  std::string nic = "cx7";  // catalogue::nic() name; "" or nics = 0 for none
+  int nics = 8;             // NICs per node (per host for nvl_rack), on the PCIe switches
+  int nic_ports = 1;        // network ports per NIC used as separate planes
 };
 
 // What a cluster builder needs from a node it added.

@@ -2,8 +2,8 @@
 // routing_network.cpp has the way between hosts.
 #include "topologies/routing.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <functional>
 
 #include "sim/core/errors.h"
@@ -23,9 +23,12 @@ RoutingPolicy parse_routing_policy(std::string_view name) {
 
 std::string_view to_string(RoutingPolicy policy) {
   switch (policy) {
-    case RoutingPolicy::ecmp: return "ecmp";
-    case RoutingPolicy::spray: return "spray";
-    case RoutingPolicy::adaptive: return "adaptive";
+    case RoutingPolicy::ecmp:
+      return "ecmp";
+    case RoutingPolicy::spray:
+      return "spray";
+    case RoutingPolicy::adaptive:
+      return "adaptive";
   }
   return "?";
 }
@@ -133,9 +136,11 @@ const Router::LocalRoutes& Router::local_routes(NodeIndex src, NodeIndex dst) {
   auto it = local_cache_.find(pair_key(src, dst));
   if (it != local_cache_.end()) return it->second;
   LocalRoutes local{compute_local(src, dst)};
-  local.nvlink_striped = local.paths.size() > 1 && std::all_of(local.paths.begin(), local.paths.end(), [&](const Path& p) {
-    return std::all_of(p.links.begin(), p.links.end(), [&](LinkId l) { return topology_.link(l).kind == LinkKind::nvlink; });
-  });
+  local.nvlink_striped =
+      local.paths.size() > 1 && std::all_of(local.paths.begin(), local.paths.end(), [&](const Path& p) {
+        return std::all_of(p.links.begin(), p.links.end(),
+                           [&](LinkId l) { return topology_.link(l).kind == LinkKind::nvlink; });
+      });
   return local_cache_.emplace(pair_key(src, dst), std::move(local)).first->second;
 }
 
@@ -196,10 +201,14 @@ bool Router::may_relay(NodeIndex node, NodeIndex src, NodeIndex dst) const {
   bool same_host = hs >= 0 && hs == hd;
   bool own_host = n.host == hs || n.host == hd;
   switch (n.kind) {
-    case NodeKind::gpu: return n.forwards;
-    case NodeKind::network_switch: return !same_host;
-    case NodeKind::nic: return !same_host && n.host >= 0 && own_host;
-    default: return n.host < 0 || own_host;
+    case NodeKind::gpu:
+      return n.forwards;
+    case NodeKind::network_switch:
+      return !same_host;
+    case NodeKind::nic:
+      return !same_host && n.host >= 0 && own_host;
+    default:
+      return n.host < 0 || own_host;
   }
 }
 

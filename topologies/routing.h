@@ -37,9 +37,9 @@ std::string_view to_string(RoutingPolicy policy);
 
 struct RouterOptions {
   uint64_t seed = 1;
-  bool pxn = false;              // inter-host traffic leaves through the rail-matching GPU's NIC
+  bool pxn = false;  // inter-host traffic leaves through the rail-matching GPU's NIC
   RoutingPolicy policy = RoutingPolicy::ecmp;
-  uint32_t max_paths = 16;       // paths kept per pair inside a host or domain
+  uint32_t max_paths = 16;  // paths kept per pair inside a host or domain
 };
 
 class Router {
@@ -120,7 +120,7 @@ class Router {
     bool nvlink_striped = false;  // several paths, all NVLink: a transfer interleaves over them
   };
   const LocalRoutes& local_routes(NodeIndex src, NodeIndex dst);
-  std::unordered_map<uint64_t, LocalRoutes> local_cache_;  // (src, dst) inside a host/domain
+  std::unordered_map<uint64_t, LocalRoutes> local_cache_;           // (src, dst) inside a host/domain
   std::unordered_map<NodeIndex, std::vector<uint16_t>> distances_;  // toward switch -> hops per switch
   struct FlowKey {
     NodeIndex src, dst;

@@ -1,7 +1,7 @@
 // Routing between hosts (see routing.h): the GPU's NIC, per-hop ECMP over the switch network, the
 // peer's NIC; and the switch-level views the packet fabric uses (next hops, path variants).
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <functional>
 
 #include "sim/core/errors.h"
@@ -152,8 +152,8 @@ void Router::walk_network(NodeIndex from, NodeIndex toward, uint64_t hash, std::
   for (uint64_t hop = 0; at != toward; ++hop) {
     next_hops(at, toward, choices);
     if (choices.empty()) {
-      throw ModelError(fmt::format("route: no switch path from {} to {}", topology_.node(from).name,
-                                   topology_.node(toward).name));
+      throw ModelError(
+          fmt::format("route: no switch path from {} to {}", topology_.node(from).name, topology_.node(toward).name));
     }
     uint64_t state = hash + hop;
     LinkId link = choices[splitmix64(state) % choices.size()];

@@ -1,8 +1,8 @@
 #include "topologies/systems.h"
 
+#include <fmt/format.h>
 #include <array>
 #include <charconv>
-#include <fmt/format.h>
 
 #include "sim/core/errors.h"
 #include "sim/core/names.h"
@@ -185,8 +185,10 @@ constexpr std::array kPresets = {
     SystemPreset{"gb200-nvl72", "GB200 NVL72 rack: 72 GPUs in one NVLink5 domain, 4x 400G IB per tray", gb200_nvl72},
     SystemPreset{"dgx1-v100", "DGX-1 V100: 8x V100 in an NVLink2 hybrid cube mesh, 4x 100G EDR IB", dgx1_v100},
     SystemPreset{"pcie-4090x8", "8x RTX 4090 on PCIe 4.0 x8, no P2P, 25 GbE TCP", pcie_4090},
-    SystemPreset{"pcie-3090x8-nvlink", "8x RTX 3090 on PCIe 4.0 x16 with NVLink bridge pairs, 100G RoCE", pcie_3090_nvlink},
-    SystemPreset{"pcie-2080ti-nvlink", "2x RTX 2080 Ti on PCIe 3.0 x16 with an NVLink bridge, 10 GbE", pcie_2080ti_pair},
+    SystemPreset{"pcie-3090x8-nvlink", "8x RTX 3090 on PCIe 4.0 x16 with NVLink bridge pairs, 100G RoCE",
+                 pcie_3090_nvlink},
+    SystemPreset{"pcie-2080ti-nvlink", "2x RTX 2080 Ti on PCIe 3.0 x16 with an NVLink bridge, 10 GbE",
+                 pcie_2080ti_pair},
     SystemPreset{"aws-p4de", "AWS p4de.24xlarge: 8x A100 80GB on NVSwitch, 4x 100G EFA", aws_p4de},
     SystemPreset{"aws-p5", "AWS p5.48xlarge: 8x H100 on NVSwitch, 3200G EFA as 8x 400G", aws_p5},
 };
@@ -222,7 +224,8 @@ NodeLayout to_layout(std::string_view key, std::string_view text) {
   if (text == "cube-mesh") return NodeLayout::cube_mesh;
   if (text == "nvl-rack") return NodeLayout::nvl_rack;
   if (text == "pcie") return NodeLayout::pcie;
-  throw ConfigError(fmt::format("{}: '{}' is not a layout (expected nvswitch, cube-mesh, nvl-rack or pcie)", key, text));
+  throw ConfigError(
+      fmt::format("{}: '{}' is not a layout (expected nvswitch, cube-mesh, nvl-rack or pcie)", key, text));
 }
 
 struct Field {
@@ -237,7 +240,8 @@ struct Field {
 
 constexpr std::array kFields = {
     Field{"nodes", WEFT_INT(nodes)},
-    Field{"node.layout", [](ClusterSpec& s, std::string_view k, std::string_view v) { s.node.layout = to_layout(k, v); }},
+    Field{"node.layout",
+          [](ClusterSpec& s, std::string_view k, std::string_view v) { s.node.layout = to_layout(k, v); }},
     Field{"node.gpu", WEFT_STRING(node.gpu)},
     Field{"node.gpus", WEFT_INT(node.gpus)},
     Field{"node.gpus_per_host", WEFT_INT(node.gpus_per_host)},
@@ -248,28 +252,24 @@ constexpr std::array kFields = {
     Field{"node.nvlink_bridges", WEFT_BOOL(node.nvlink_bridges)},
     Field{"node.pcie_generation", WEFT_INT(node.pcie_generation)},
     Field{"node.pcie_lanes", WEFT_INT(node.pcie_lanes)},
-    Field{"node.max_payload", [](ClusterSpec& s, std::string_view k, std::string_view v) {
-            s.node.max_payload = static_cast<uint32_t>(to_int(k, v));
-          }},
+    Field{"node.max_payload", [](ClusterSpec& s, std::string_view k,
+                                 std::string_view v) { s.node.max_payload = static_cast<uint32_t>(to_int(k, v)); }},
     Field{"node.gpus_per_pcie_switch", WEFT_INT(node.gpus_per_pcie_switch)},
     Field{"node.cpu_sockets", WEFT_INT(node.cpu_sockets)},
     Field{"node.p2p", WEFT_BOOL(node.p2p)},
     Field{"node.nic", WEFT_STRING(node.nic)},
     Field{"node.nics", WEFT_INT(node.nics)},
     Field{"node.nic_ports", WEFT_INT(node.nic_ports)},
-    Field{"network.shape", [](ClusterSpec& s, std::string_view, std::string_view v) {
-            s.network.shape = parse_network_shape(v);
-          }},
-    Field{"network.technology", [](ClusterSpec& s, std::string_view, std::string_view v) {
-            s.network.technology = parse_network_technology(v);
-          }},
+    Field{"network.shape",
+          [](ClusterSpec& s, std::string_view, std::string_view v) { s.network.shape = parse_network_shape(v); }},
+    Field{"network.technology", [](ClusterSpec& s, std::string_view,
+                                   std::string_view v) { s.network.technology = parse_network_technology(v); }},
     Field{"network.port_gbps", WEFT_INT(network.port_gbps)},
     Field{"network.radix", WEFT_INT(network.radix)},
     Field{"network.oversubscription", WEFT_DOUBLE(network.oversubscription)},
     Field{"network.tiers", WEFT_INT(network.tiers)},
-    Field{"network.mtu", [](ClusterSpec& s, std::string_view k, std::string_view v) {
-            s.network.mtu = static_cast<uint32_t>(to_int(k, v));
-          }},
+    Field{"network.mtu", [](ClusterSpec& s, std::string_view k,
+                            std::string_view v) { s.network.mtu = static_cast<uint32_t>(to_int(k, v)); }},
     Field{"network.nic_cable_metres", WEFT_DOUBLE(network.nic_cable_metres)},
     Field{"network.switch_cable_metres", WEFT_DOUBLE(network.switch_cable_metres)},
     Field{"network.sharp", WEFT_BOOL(network.sharp)},
@@ -310,8 +310,8 @@ void set_field(ClusterSpec& spec, std::string_view key, std::string_view value) 
   for (const Field& f : kFields) {
     if (f.key == key) return f.set(spec, key, value);
   }
-  throw ConfigError(fmt::format("system: no field '{}' (fields: {}){}", key, join_names(kFieldKeys),
-                                did_you_mean(key, kFieldKeys)));
+  throw ConfigError(
+      fmt::format("system: no field '{}' (fields: {}){}", key, join_names(kFieldKeys), did_you_mean(key, kFieldKeys)));
 }
 
 }  // namespace weft

@@ -15,7 +15,14 @@ namespace weft {
 using LinkId = uint32_t;
 
 enum class NodeKind : uint8_t { gpu, cpu, pcie_switch, nvswitch, nic, network_switch };
-enum class LinkKind : uint8_t { generic, nvlink, pcie, infiniband, ethernet, inter_socket };  // inter_socket: UPI / xGMI
+enum class LinkKind : uint8_t {
+  generic,
+  nvlink,
+  pcie,
+  infiniband,
+  ethernet,
+  inter_socket
+};  // inter_socket: UPI / xGMI
 
 struct NodeProps {
   NodeKind kind = NodeKind::gpu;
@@ -50,8 +57,7 @@ struct LinkProps : LinkSpec {
   LinkId id = 0;  // dense index, 0..link_count()-1
 };
 
-using TopologyGraph =
-    boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, NodeProps, LinkProps>;
+using TopologyGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, NodeProps, LinkProps>;
 
 class Topology {
  public:

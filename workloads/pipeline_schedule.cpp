@@ -1,7 +1,7 @@
 #include "workloads/pipeline_schedule.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "sim/core/errors.h"
 
@@ -9,9 +9,12 @@ namespace weft {
 
 std::string_view to_string(PipelineKind k) {
   switch (k) {
-    case PipelineKind::gpipe: return "gpipe";
-    case PipelineKind::one_f_one_b: return "1f1b";
-    case PipelineKind::interleaved: return "interleaved";
+    case PipelineKind::gpipe:
+      return "gpipe";
+    case PipelineKind::one_f_one_b:
+      return "1f1b";
+    case PipelineKind::interleaved:
+      return "interleaved";
   }
   return "?";
 }
@@ -47,15 +50,15 @@ std::vector<PipelineAction> warmup_steady_cooldown(uint32_t total, uint32_t warm
 
 }  // namespace
 
-std::vector<PipelineAction> pipeline_actions(PipelineKind kind, uint32_t stage, uint32_t stages,
-                                             uint32_t micro_batches, uint32_t chunks) {
+std::vector<PipelineAction> pipeline_actions(PipelineKind kind, uint32_t stage, uint32_t stages, uint32_t micro_batches,
+                                             uint32_t chunks) {
   if (stages == 0 || micro_batches == 0 || chunks == 0 || stage >= stages) {
     throw ConfigError(fmt::format("pipeline: stage {} of {}, {} micro-batches, {} chunks is not a pipeline", stage,
                                   stages, micro_batches, chunks));
   }
   if (kind != PipelineKind::interleaved && chunks != 1) {
-    throw ConfigError(fmt::format("pipeline: {} runs one model chunk per stage, got {} (use interleaved)",
-                                  to_string(kind), chunks));
+    throw ConfigError(
+        fmt::format("pipeline: {} runs one model chunk per stage, got {} (use interleaved)", to_string(kind), chunks));
   }
   std::vector<PipelineAction> out;
   if (kind == PipelineKind::gpipe) {
@@ -67,9 +70,10 @@ std::vector<PipelineAction> pipeline_actions(PipelineKind kind, uint32_t stage, 
     return warmup_steady_cooldown(micro_batches, std::min(stages - stage - 1, micro_batches), stages, 1);
   }
   if (micro_batches % stages != 0) {
-    throw ConfigError(fmt::format("pipeline: the interleaved schedule needs micro-batches ({}) divisible by pipeline "
-                                  "stages ({})",
-                                  micro_batches, stages));
+    throw ConfigError(
+        fmt::format("pipeline: the interleaved schedule needs micro-batches ({}) divisible by pipeline "
+                    "stages ({})",
+                    micro_batches, stages));
   }
   const uint32_t total = micro_batches * chunks;
   const uint32_t warmup = std::min(2 * (stages - stage - 1) + (chunks - 1) * stages, total);

@@ -27,7 +27,7 @@ struct PipelineAction {
 // Actions of stage `stage` of `stages`, with `micro_batches` micro-batches and `chunks` model chunks
 // per stage (1 unless interleaved). Interleaving needs micro_batches divisible by stages (Megatron's
 // rule): ConfigError otherwise.
-std::vector<PipelineAction> pipeline_actions(PipelineKind kind, uint32_t stage, uint32_t stages,
-                                             uint32_t micro_batches, uint32_t chunks = 1);
+std::vector<PipelineAction> pipeline_actions(PipelineKind kind, uint32_t stage, uint32_t stages, uint32_t micro_batches,
+                                             uint32_t chunks = 1);
 
 }  // namespace weft

@@ -10,24 +10,36 @@ namespace weft {
 
 std::string_view to_string(CommGroup g) {
   switch (g) {
-    case CommGroup::none: return "none";
-    case CommGroup::dp: return "DP";
-    case CommGroup::tp: return "TP";
-    case CommGroup::pp: return "PP";
-    case CommGroup::cp: return "CP";
-    case CommGroup::ep: return "EP";
-    case CommGroup::other: return "other";
+    case CommGroup::none:
+      return "none";
+    case CommGroup::dp:
+      return "DP";
+    case CommGroup::tp:
+      return "TP";
+    case CommGroup::pp:
+      return "PP";
+    case CommGroup::cp:
+      return "CP";
+    case CommGroup::ep:
+      return "EP";
+    case CommGroup::other:
+      return "other";
   }
   return "?";
 }
 
 std::string_view to_string(Phase p) {
   switch (p) {
-    case Phase::forward: return "forward";
-    case Phase::backward: return "backward";
-    case Phase::recompute: return "recompute";
-    case Phase::optimizer: return "optimizer";
-    case Phase::other: return "other";
+    case Phase::forward:
+      return "forward";
+    case Phase::backward:
+      return "backward";
+    case Phase::recompute:
+      return "recompute";
+    case Phase::optimizer:
+      return "optimizer";
+    case Phase::other:
+      return "other";
   }
   return "?";
 }
@@ -73,10 +85,11 @@ void check_op(const Workload& w, uint32_t rank, uint32_t index, const std::vecto
   }
   if (op.kind == OpKind::collective) {
     if (op.comm >= w.communicators.size()) {
-      throw ConfigError(fmt::format("{}: communicator {} does not exist ({} defined)", where(), op.comm,
-                                    w.communicators.size()));
+      throw ConfigError(
+          fmt::format("{}: communicator {} does not exist ({} defined)", where(), op.comm, w.communicators.size()));
     }
-    if (!member_of[op.comm][rank]) throw ConfigError(fmt::format("{}: not a member of communicator {}", where(), op.comm));
+    if (!member_of[op.comm][rank])
+      throw ConfigError(fmt::format("{}: not a member of communicator {}", where(), op.comm));
   }
   if ((op.kind == OpKind::send || op.kind == OpKind::recv) && (op.peer >= w.ranks() || op.peer == rank)) {
     throw ConfigError(fmt::format("{}: peer {} is not another rank (0..{})", where(), op.peer, w.ranks() - 1));
@@ -87,8 +100,8 @@ void check_op(const Workload& w, uint32_t rank, uint32_t index, const std::vecto
 
 void validate(const Workload& w) {
   if (w.gpu_of_rank.size() != w.ranks()) {
-    throw ConfigError(fmt::format("workload '{}': {} ranks but {} GPU placements", w.name, w.ranks(),
-                                  w.gpu_of_rank.size()));
+    throw ConfigError(
+        fmt::format("workload '{}': {} ranks but {} GPU placements", w.name, w.ranks(), w.gpu_of_rank.size()));
   }
   std::vector<std::vector<bool>> member_of(w.communicators.size(), std::vector<bool>(w.ranks(), false));
   for (size_t c = 0; c < w.communicators.size(); ++c) {
@@ -112,9 +125,10 @@ void validate(const Workload& w) {
       auto it = received.find(key);
       if (it == received.end() || it->second != sizes) {
         auto [src, dst, tag] = key;
-        throw ConfigError(fmt::format("workload '{}': sends from rank {} to rank {} (tag {}) have no matching recvs "
-                                      "of the same sizes",
-                                      w.name, src, dst, tag));
+        throw ConfigError(
+            fmt::format("workload '{}': sends from rank {} to rank {} (tag {}) have no matching recvs "
+                        "of the same sizes",
+                        w.name, src, dst, tag));
       }
     }
     throw ConfigError(fmt::format("workload '{}': a recv has no matching send", w.name));

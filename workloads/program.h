@@ -46,9 +46,9 @@ struct Op {
   uint32_t label = 0;      // index into Workload::labels ("fwd attn", "dp bucket", ...)
   uint32_t first_dep = 0;  // deps of this op: Program::deps[first_dep, first_dep + dep_count)
   uint32_t dep_count = 0;
-  Bytes bytes;             // collective, send, recv
-  Time duration;           // compute
-  double flops = 0;        // compute: useful FLOPs (for TFLOP/s and MFU), 0 when unknown
+  Bytes bytes;       // collective, send, recv
+  Time duration;     // compute
+  double flops = 0;  // compute: useful FLOPs (for TFLOP/s and MFU), 0 when unknown
 };
 
 // The ops of one rank, in the order the host issues them; deps name earlier ops of the same rank.
@@ -68,12 +68,12 @@ struct Communicator {
 
 struct Workload {
   std::string name;
-  std::vector<Program> programs;             // one per global rank
-  std::vector<uint32_t> gpu_of_rank;         // global rank -> index into Topology::gpus()
+  std::vector<Program> programs;      // one per global rank
+  std::vector<uint32_t> gpu_of_rank;  // global rank -> index into Topology::gpus()
   std::vector<Communicator> communicators;
   std::vector<std::string> labels;
   std::unordered_map<std::string, uint32_t> label_index;  // labels[i] -> i
-  double model_flops = 0;                    // useful FLOPs of the whole step, all ranks (MFU numerator)
+  double model_flops = 0;                                 // useful FLOPs of the whole step, all ranks (MFU numerator)
 
   uint32_t ranks() const { return static_cast<uint32_t>(programs.size()); }
   // Index of `text` in labels, added when new.
@@ -81,8 +81,8 @@ struct Workload {
   uint32_t add_communicator(Communicator c);
 };
 
-// Throws ConfigError (a workload may come from a trace file) when a dependency is not an earlier op, a peer or communicator is out of range,
-// a collective's rank is not in its communicator, or sends and recvs do not pair up.
+// Throws ConfigError (a workload may come from a trace file) when a dependency is not an earlier op, a peer or
+// communicator is out of range, a collective's rank is not in its communicator, or sends and recvs do not pair up.
 void validate(const Workload& workload);
 
 }  // namespace weft

@@ -1,7 +1,7 @@
 #include "workloads/rank_layout.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <map>
 
 #include "sim/core/errors.h"
@@ -42,9 +42,10 @@ RankLayout make_layout(const ParallelSizes& s, const std::string& order) {
     throw ConfigError("parallel: tp, cp, ep, dp and pp must be at least 1");
   }
   if (s.dp % s.ep != 0) {
-    throw ConfigError(fmt::format("parallel: ep ({}) must divide dp ({}): expert parallelism splits the data-parallel "
-                                  "ranks into groups holding different experts",
-                                  s.ep, s.dp));
+    throw ConfigError(
+        fmt::format("parallel: ep ({}) must divide dp ({}): expert parallelism splits the data-parallel "
+                    "ranks into groups holding different experts",
+                    s.ep, s.dp));
   }
   RankLayout layout;
   layout.sizes = s;
@@ -66,9 +67,10 @@ RankLayout make_layout(const ParallelSizes& s, const std::string& order) {
     layout.order[i] = it->second;
   }
   if (std::find(seen.begin(), seen.end(), false) != seen.end()) {
-    throw ConfigError(fmt::format("parallel.order '{}': expected the five dimensions tp, cp, ep, dp, pp joined by '-', "
-                                  "fastest-varying first (Megatron's default: tp-cp-ep-dp-pp)",
-                                  order));
+    throw ConfigError(
+        fmt::format("parallel.order '{}': expected the five dimensions tp, cp, ep, dp, pp joined by '-', "
+                    "fastest-varying first (Megatron's default: tp-cp-ep-dp-pp)",
+                    order));
   }
   uint32_t stride = 1;
   for (uint8_t d : layout.order) {

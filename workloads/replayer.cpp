@@ -1,10 +1,10 @@
 #include "workloads/replayer.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <array>
 #include <deque>
 #include <optional>
-#include <fmt/format.h>
 
 #include "sim/core/errors.h"
 #include "sim/core/names.h"
@@ -33,7 +33,7 @@ struct Replayer::Instance {
   std::unique_ptr<ScheduleExecutor> executor;
   const PlanEntry* plan = nullptr;
   Time start;
-  Bytes bytes;  // the size that runs: the members' (the largest of an all-to-allv's)
+  Bytes bytes;              // the size that runs: the members' (the largest of an all-to-allv's)
   bool calibrated = false;  // took a measured fit's time
 };
 
@@ -47,9 +47,10 @@ std::string_view to_string(CollectiveTiming t) { return t == CollectiveTiming::s
 CollectiveTiming parse_collective_timing(std::string_view text) {
   if (text == "shared") return CollectiveTiming::shared;
   if (text == "isolated") return CollectiveTiming::isolated;
-  throw ConfigError(fmt::format("collective timing '{}': expected shared (collectives contend on one fabric) or "
-                                "isolated (each distinct collective simulated once alone; faster)",
-                                text));
+  throw ConfigError(
+      fmt::format("collective timing '{}': expected shared (collectives contend on one fabric) or "
+                  "isolated (each distinct collective simulated once alone; faster)",
+                  text));
 }
 
 namespace {
@@ -71,7 +72,12 @@ void index_dependents(const Program& p, std::vector<uint32_t>& offset, std::vect
 
 Replayer::Replayer(Engine& engine, Fabric& fabric, const Topology& topology, const ClusterSpec& spec,
                    const Workload& workload, Recorder& recorder, PlanOptions plan)
-    : engine_(engine), fabric_(fabric), topology_(topology), spec_(spec), workload_(workload), recorder_(recorder),
+    : engine_(engine),
+      fabric_(fabric),
+      topology_(topology),
+      spec_(spec),
+      workload_(workload),
+      recorder_(recorder),
       plan_options_(std::move(plan)) {
   ranks_.resize(workload.ranks());
   timings_.resize(workload.ranks());
@@ -129,9 +135,13 @@ void Replayer::begin(uint32_t rank, uint32_t index) {
       timings_[rank][index].started = engine_.now();
       engine_.schedule_in(op.duration, [this, rank, index] { finish(rank, index); });
       return;
-    case OpKind::collective: arrive(rank, index); return;
+    case OpKind::collective:
+      arrive(rank, index);
+      return;
     case OpKind::send:
-    case OpKind::recv: post_p2p(rank, index); return;
+    case OpKind::recv:
+      post_p2p(rank, index);
+      return;
   }
 }
 
@@ -163,10 +173,11 @@ void Replayer::arrive(uint32_t rank, uint32_t index) {
     // its own size; it runs as the uniform all-to-all of the largest, an upper bound on its time.
     const bool uneven_ok = op.collective == CollectiveOp::all_to_all;
     if (first.collective != op.collective || (first.bytes != op.bytes && !uneven_ok)) {
-      throw ConfigError(fmt::format("workload '{}': collective #{} of communicator {} is {} of {} B on rank {} but "
-                                    "{} of {} B on rank {}",
-                                    workload_.name, seq, op.comm, to_string(first.collective), first.bytes.count(),
-                                    r0, to_string(op.collective), op.bytes.count(), rank));
+      throw ConfigError(
+          fmt::format("workload '{}': collective #{} of communicator {} is {} of {} B on rank {} but "
+                      "{} of {} B on rank {}",
+                      workload_.name, seq, op.comm, to_string(first.collective), first.bytes.count(), r0,
+                      to_string(op.collective), op.bytes.count(), rank));
     }
   }
   inst.members.emplace_back(rank, index);
@@ -187,8 +198,13 @@ void Replayer::launch(uint32_t comm, uint64_t seq, Instance& inst) {
       auto key = std::make_tuple(workload_.communicators[comm].group, o.collective, done.bytes.count(),
                                  done.plan->plan.label + (done.calibrated ? " calibrated" : ""));
       CollectiveStat& stat = stats_[key];
-      stat = {std::get<0>(key), o.collective, done.bytes, static_cast<uint32_t>(done.members.size()), std::get<3>(key),
-              stat.count + 1, stat.total + (engine_.now() - done.start)};
+      stat = {std::get<0>(key),
+              o.collective,
+              done.bytes,
+              static_cast<uint32_t>(done.members.size()),
+              std::get<3>(key),
+              stat.count + 1,
+              stat.total + (engine_.now() - done.start)};
     }
     // The executor is still on the call stack: free it in an event of its own.
     engine_.schedule_in(Time(), [this, comm, seq] { instances_[comm].erase(seq); });
@@ -211,13 +227,14 @@ void Replayer::launch(uint32_t comm, uint64_t seq, Instance& inst) {
     engine_.schedule_in(*entry.isolated, std::move(complete));
     return;
   }
-  inst.executor = std::make_unique<ScheduleExecutor>(engine_, fabric_, inst.plan->plan.schedule, comm_nodes_[comm],
-                                                     recorder_);
+  inst.executor =
+      std::make_unique<ScheduleExecutor>(engine_, fabric_, inst.plan->plan.schedule, comm_nodes_[comm], recorder_);
   inst.executor->set_entropy_base((uint64_t{comm} + 1) << 32);  // each communicator its own connections
   inst.executor->start(std::move(complete));
 }
 
-std::optional<Time> Replayer::calibrated(uint32_t comm, const CollectivePlan& plan, CollectiveOp op, Bytes bytes) const {
+std::optional<Time> Replayer::calibrated(uint32_t comm, const CollectivePlan& plan, CollectiveOp op,
+                                         Bytes bytes) const {
   const auto& nodes = comm_nodes_[comm];
   return calibration_->time("collective", to_string(op), static_cast<uint32_t>(nodes.size()),
                             lowercase(to_string(plan.choice.algorithm)), lowercase(to_string(plan.choice.protocol)),
@@ -262,7 +279,8 @@ void Replayer::post_p2p(uint32_t rank, uint32_t index) {
   t.dst = topology_.gpus()[workload_.gpu_of_rank[dst]];
   if (calibration_) {
     const std::array<NodeIndex, 2> pair{t.src, t.dst};
-    if (auto time = calibration_->time("p2p", "send_recv", 2, "p2p", "", link_class(pair, topology_), op.bytes.count())) {
+    if (auto time =
+            calibration_->time("p2p", "send_recv", 2, "p2p", "", link_class(pair, topology_), op.bytes.count())) {
       engine_.schedule_in(*time, std::move(done));
       return;
     }
@@ -288,12 +306,13 @@ std::string Replayer::stuck() const {
     for (const StreamState& s : ranks_[r].streams) {
       if (!s.busy) continue;
       const Op& op = workload_.programs[r].ops[s.ops[s.head]];
-      const std::string what = op.kind == OpKind::collective
-                                   ? fmt::format("{} on communicator {}", to_string(op.collective), op.comm)
-                                   : fmt::format("{} with rank {} tag {}", op.kind == OpKind::send ? "send" : "recv",
-                                                 op.peer, op.tag);
+      const std::string what =
+          op.kind == OpKind::collective
+              ? fmt::format("{} on communicator {}", to_string(op.collective), op.comm)
+              : fmt::format("{} with rank {} tag {}", op.kind == OpKind::send ? "send" : "recv", op.peer, op.tag);
       const std::string label = op.label < workload_.labels.size() ? workload_.labels[op.label] : "";
-      return fmt::format("rank {} op {} ('{}': {}) waits for a partner that never comes", r, s.ops[s.head], label, what);
+      return fmt::format("rank {} op {} ('{}': {}) waits for a partner that never comes", r, s.ops[s.head], label,
+                         what);
     }
   }
   return "ops wait on each other";
@@ -362,7 +381,8 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
   ReplayResult result = replayer.take_result();
   if (timeline) {
     result.link_bin = timeline->bin_width();
-    for (LinkId l : timeline->busiest(topology, options.busiest_links)) result.links.push_back(series(topology, *timeline, l));
+    for (LinkId l : timeline->busiest(topology, options.busiest_links))
+      result.links.push_back(series(topology, *timeline, l));
   }
   return result;
 }

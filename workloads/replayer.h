@@ -8,8 +8,8 @@
 
 #include <functional>
 #include <map>
-#include <span>
 #include <memory>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -37,13 +37,13 @@ struct CollectiveStat {
   uint32_t ranks = 0;
   std::string algorithm;  // the plan's label ("NVLS/Simple x16", "p2p")
   uint64_t count = 0;
-  Time total;             // sum over instances of start -> end
+  Time total;  // sum over instances of start -> end
 };
 
 // One link's utilisation over the step (ReplayOptions::busiest_links), for trace counters.
 struct LinkSeries {
-  std::string name;                  // "gpu0 -> nvswitch1 (nvlink, 450.0 Gb/s)"
-  std::vector<double> utilisation;   // per bin of ReplayResult::link_bin: wire bits / (rate x bin), 0..1
+  std::string name;                 // "gpu0 -> nvswitch1 (nvlink, 450.0 Gb/s)"
+  std::vector<double> utilisation;  // per bin of ReplayResult::link_bin: wire bits / (rate x bin), 0..1
 };
 
 struct ReplayResult {
@@ -72,8 +72,8 @@ using IsolatedTimer = std::function<Time(const Schedule&, std::span<const NodeIn
 class Replayer {
  public:
   // The workload, topology and spec must outlive the replayer.
-  Replayer(Engine& engine, Fabric& fabric, const Topology& topology, const ClusterSpec& spec,
-           const Workload& workload, Recorder& recorder, PlanOptions plan = {});
+  Replayer(Engine& engine, Fabric& fabric, const Topology& topology, const ClusterSpec& spec, const Workload& workload,
+           Recorder& recorder, PlanOptions plan = {});
   ~Replayer();
   Replayer(const Replayer&) = delete;
   Replayer& operator=(const Replayer&) = delete;

@@ -21,12 +21,12 @@ struct TimeSplit {
 
 struct StepBreakdown {
   Time step_time;
-  TimeSplit mean;                 // averaged over ranks (each part rounded to the picosecond)
+  TimeSplit mean;  // averaged over ranks (each part rounded to the picosecond)
   std::vector<TimeSplit> ranks;
   std::array<Time, kCommGroups> communication{};  // mean per rank of time with that group's ops running
-  double model_flops = 0;         // the workload's useful FLOPs, all ranks
-  double tflops_per_gpu = 0;      // model_flops / step / ranks / 1e12
-  double mfu = 0;                 // tflops_per_gpu / the GPU's dense peak at the workload's precision
+  double model_flops = 0;                         // the workload's useful FLOPs, all ranks
+  double tflops_per_gpu = 0;                      // model_flops / step / ranks / 1e12
+  double mfu = 0;                                 // tflops_per_gpu / the GPU's dense peak at the workload's precision
 };
 
 // `peak_flops` is one GPU's dense peak, FLOP/s, for the MFU (0: MFU left at 0).

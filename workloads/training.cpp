@@ -3,8 +3,8 @@
 // reduce-scatter / all-gather, ZeRO-3 per-layer gathers), then the optimizer.
 #include "workloads/training.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "sim/core/errors.h"
 #include "workloads/training_builder.h"
@@ -34,17 +34,19 @@ void check(const TrainingSpec& s, uint32_t gpus, const catalogue::GpuSpec& gpu) 
   const ModelConfig& m = s.model;
   require(p.world() == gpus, fmt::format("parallel: dp·tp·pp·cp = {}·{}·{}·{} = {}, but the system has {} GPUs", p.dp,
                                          p.tp, p.pp, p.cp, p.world(), gpus));
-  require(m.heads % p.tp == 0, fmt::format("parallel.tp = {}: the {} attention heads of {} do not split evenly",
-                                           p.tp, m.heads, m.name));
+  require(m.heads % p.tp == 0,
+          fmt::format("parallel.tp = {}: the {} attention heads of {} do not split evenly", p.tp, m.heads, m.name));
   require(m.kv_heads % p.tp == 0 || p.tp % m.kv_heads == 0,
           fmt::format("parallel.tp = {}: the {} KV heads of {} neither split evenly nor replicate evenly", p.tp,
                       m.kv_heads, m.name));
-  require(m.ffn % p.tp == 0, fmt::format("parallel.tp = {}: FFN width {} of {} does not split evenly", p.tp, m.ffn, m.name));
+  require(m.ffn % p.tp == 0,
+          fmt::format("parallel.tp = {}: FFN width {} of {} does not split evenly", p.tp, m.ffn, m.name));
   const uint32_t chunks = s.pipeline == PipelineKind::interleaved ? s.virtual_stages : 1;
   require(s.virtual_stages == 1 || s.pipeline == PipelineKind::interleaved,
           "parallel.virtual_stages > 1 needs parallel.schedule: interleaved");
-  require(chunks >= 1 && m.layers % (p.pp * chunks) == 0,
-          fmt::format("parallel: {} layers do not split into pp·virtual_stages = {} equal parts", m.layers, p.pp * chunks));
+  require(
+      chunks >= 1 && m.layers % (p.pp * chunks) == 0,
+      fmt::format("parallel: {} layers do not split into pp·virtual_stages = {} equal parts", m.layers, p.pp * chunks));
   require(s.micro_batch > 0 && s.global_batch > 0 && s.global_batch % (s.micro_batch * p.dp) == 0,
           fmt::format("batch.global = {} must be a positive multiple of batch.micro x dp = {} x {}", s.global_batch,
                       s.micro_batch, p.dp));
@@ -55,8 +57,8 @@ void check(const TrainingSpec& s, uint32_t gpus, const catalogue::GpuSpec& gpu) 
   require(!s.sequence_parallel || seq / p.cp % p.tp == 0,
           fmt::format("sequence_parallel: seq_len / cp = {} must divide by tp = {}", seq / p.cp, p.tp));
   require(p.ep == 1 || m.experts > 1, fmt::format("parallel.ep = {}: {} has no experts", p.ep, m.name));
-  require(m.experts % p.ep == 0, fmt::format("parallel.ep = {}: the {} experts of {} do not split evenly", p.ep,
-                                             m.experts, m.name));
+  require(m.experts % p.ep == 0,
+          fmt::format("parallel.ep = {}: the {} experts of {} do not split evenly", p.ep, m.experts, m.name));
   require(s.capacity_factor > 0, "capacity_factor: expected a positive number");
   peak_flops(gpu, s.precision);  // throws for a precision the GPU lacks
   if (s.pipeline == PipelineKind::interleaved) pipeline_actions(s.pipeline, 0, p.pp, micro_batches(s), chunks);
@@ -79,7 +81,8 @@ struct GradBuckets {
     if (dense + expert >= static_cast<double>(ctx.spec.bucket.count())) flush();
   }
   void flush() {
-    const CollectiveOp op = ctx.spec.sharding == Sharding::none ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
+    const CollectiveOp op =
+        ctx.spec.sharding == Sharding::none ? CollectiveOp::all_reduce : CollectiveOp::reduce_scatter;
     if (dense > 0 && ctx.comms.dp[ctx.rank] >= 0) {
       last_dp = ctx.collective("dp gradient bucket", Phase::backward, CommGroup::dp, ctx.comms.dp[ctx.rank],
                                detail::kDpStream, op, dense, {ready});
@@ -132,9 +135,13 @@ struct StageRun {
     return static_cast<double>(m.vocab) * m.hidden / ctx.shape.tp;
   }
   // Parameters outside the layers: the embedding on the first stage, the output layer on the last.
-  double outer_params() const { return (first_stage() ? embedding_params() : 0) + (last_stage() ? output_params() : 0); }
+  double outer_params() const {
+    return (first_stage() ? embedding_params() : 0) + (last_stage() ? output_params() : 0);
+  }
   // A zero-time op on the compute stream that waits for `a` and `b` (joins two dependencies).
-  uint32_t join(uint32_t a, uint32_t b, Phase phase) { return ctx.compute("wait for parameters", phase, 0, 0, 0, {a, b}); }
+  uint32_t join(uint32_t a, uint32_t b, Phase phase) {
+    return ctx.compute("wait for parameters", phase, 0, 0, 0, {a, b});
+  }
 
   uint32_t output_layer_forward(uint32_t x);
   uint32_t output_layer_backward(uint32_t stashed);
@@ -179,7 +186,8 @@ uint32_t StageRun::output_layer_forward(uint32_t x) {
   }
   x = ctx.compute("fwd logits + loss", Phase::forward, logits, 0, vocab * (2 * ctx.element_bytes + 4), {x}, logits);
   if (tp >= 0) {
-    for (const char* what : {"fwd loss all-reduce (max)", "fwd loss all-reduce (target)", "fwd loss all-reduce (sum)"}) {
+    for (const char* what :
+         {"fwd loss all-reduce (max)", "fwd loss all-reduce (target)", "fwd loss all-reduce (sum)"}) {
       x = ctx.collective(what, Phase::forward, CommGroup::tp, tp, detail::kTpStream, CollectiveOp::all_reduce,
                          tokens() * 4, {x});
     }
@@ -193,8 +201,8 @@ uint32_t StageRun::output_layer_forward(uint32_t x) {
 uint32_t StageRun::output_layer_backward(uint32_t stashed) {
   const double logits = logits_forward_flops(ctx.spec.model, ctx.shape);
   const double vocab = tokens() * ctx.spec.model.vocab / ctx.shape.tp;
-  uint32_t g = ctx.compute("bwd logits", Phase::backward, 2 * logits, 0, vocab * (4 + ctx.element_bytes), {stashed},
-                           2 * logits);
+  uint32_t g =
+      ctx.compute("bwd logits", Phase::backward, 2 * logits, 0, vocab * (4 + ctx.element_bytes), {stashed}, 2 * logits);
   const int32_t tp = ctx.comms.tp[ctx.rank];
   if (tp >= 0) {
     const bool sp = ctx.spec.sequence_parallel;
@@ -216,7 +224,8 @@ void StageRun::forward(const PipelineAction& a) {
     if (const int32_t tp = ctx.comms.tp[ctx.rank]; tp >= 0) {
       const bool sp = ctx.spec.sequence_parallel;
       x = ctx.collective(sp ? "fwd embedding reduce-scatter" : "fwd embedding all-reduce", Phase::forward,
-                         CommGroup::tp, tp, detail::kTpStream, sp ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce,
+                         CommGroup::tp, tp, detail::kTpStream,
+                         sp ? CollectiveOp::reduce_scatter : CollectiveOp::all_reduce,
                          tokens() * ctx.spec.model.hidden * ctx.element_bytes, {x});
     }
   } else {
@@ -230,9 +239,9 @@ void StageRun::forward(const PipelineAction& a) {
     if (ctx.spec.sharding == Sharding::zero3 && ctx.comms.dp[ctx.rank] >= 0) {
       // FSDP's rate limiter: the gather for layer l waits until layer l - 2 is done (two in flight).
       const uint32_t gate = outputs.size() >= 2 ? outputs[outputs.size() - 2] : x;
-      const uint32_t ag = ctx.collective("dp layer all-gather (fwd)", Phase::forward, CommGroup::dp,
-                                         ctx.comms.dp[ctx.rank], detail::kDpStream, CollectiveOp::all_gather,
-                                         (p.dense + p.expert) * ctx.element_bytes, {gate});
+      const uint32_t ag =
+          ctx.collective("dp layer all-gather (fwd)", Phase::forward, CommGroup::dp, ctx.comms.dp[ctx.rank],
+                         detail::kDpStream, CollectiveOp::all_gather, (p.dense + p.expert) * ctx.element_bytes, {gate});
       x = join(x, ag, Phase::forward);
     }
     x = detail::emit_layer_forward(ctx, Phase::forward, vs * layers_per_chunk + l, a.micro_batch, x);
@@ -265,17 +274,17 @@ void StageRun::backward(const PipelineAction& a) {
   for (uint32_t l = layers_per_chunk; l-- > 0;) {
     const uint32_t layer = vs * layers_per_chunk + l;
     if (zero3) {
-      const uint32_t ag = ctx.collective("dp layer all-gather (bwd)", Phase::backward, CommGroup::dp,
-                                         ctx.comms.dp[ctx.rank], detail::kDpStream, CollectiveOp::all_gather,
-                                         (p.dense + p.expert) * ctx.element_bytes, {g});
+      const uint32_t ag =
+          ctx.collective("dp layer all-gather (bwd)", Phase::backward, CommGroup::dp, ctx.comms.dp[ctx.rank],
+                         detail::kDpStream, CollectiveOp::all_gather, (p.dense + p.expert) * ctx.element_bytes, {g});
       g = join(g, ag, Phase::backward);
     }
     if (ctx.spec.recompute) g = detail::emit_layer_forward(ctx, Phase::recompute, layer, a.micro_batch, g);
     uint32_t weights = 0;
     g = detail::emit_layer_backward(ctx, layer, a.micro_batch, g, weights);
     if (zero3) {
-      buckets.last_dp = ctx.collective("dp layer reduce-scatter", Phase::backward, CommGroup::dp, ctx.comms.dp[ctx.rank],
-                                       detail::kDpStream, CollectiveOp::reduce_scatter,
+      buckets.last_dp = ctx.collective("dp layer reduce-scatter", Phase::backward, CommGroup::dp,
+                                       ctx.comms.dp[ctx.rank], detail::kDpStream, CollectiveOp::reduce_scatter,
                                        (p.dense + p.expert) * ctx.spec.grad_bytes, {weights});
     } else if (last_micro_batch) {
       buckets.add(p, weights);
@@ -305,11 +314,10 @@ void StageRun::finish_step() {
   // Tied embeddings over pipeline stages: the first and the last stage sum their two gradients of
   // the one tensor (Megatron's embedding group, after the data-parallel reduction).
   if (const int32_t group = ctx.comms.embedding[ctx.rank]; group >= 0) {
-    after = {ctx.collective("embedding gradient all-reduce (tied)", Phase::backward, CommGroup::pp, group,
-                            detail::kDpStream, CollectiveOp::all_reduce,
-                            static_cast<double>(ctx.spec.model.vocab) * ctx.spec.model.hidden / ctx.shape.tp *
-                                ctx.spec.grad_bytes,
-                            after)};
+    after = {ctx.collective(
+        "embedding gradient all-reduce (tied)", Phase::backward, CommGroup::pp, group, detail::kDpStream,
+        CollectiveOp::all_reduce,
+        static_cast<double>(ctx.spec.model.vocab) * ctx.spec.model.hidden / ctx.shape.tp * ctx.spec.grad_bytes, after)};
   }
   ctx.compute("optimizer step", Phase::optimizer, 0, 0, bytes, after);
 }
@@ -334,8 +342,7 @@ void emit_rank(RankContext& ctx) {
 
 }  // namespace
 
-Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& gpu,
-                           const ComputeProfile& profile) {
+Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& gpu, const ComputeProfile& profile) {
   check(spec, spec.parallel.world(), gpu);
   Workload w;
   w.name = spec.model.name;
@@ -349,11 +356,15 @@ Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& g
   const Efficiencies efficiency = profile.resolve(gpu.name);
   for (uint32_t r = 0; r < world; ++r) {
     w.gpu_of_rank[r] = r;
-    LayerShape shape{.micro_batch = spec.micro_batch, .seq = sequence(spec), .tp = spec.parallel.tp,
-                                .cp = spec.parallel.cp, .causal_skip = spec.causal_skip,
-                                .sequence_parallel = spec.sequence_parallel, .element_bytes = e,
-                                .flash_attention = spec.flash_attention,
-                                .fp8_gemm_inputs = spec.precision == Precision::fp8};
+    LayerShape shape{.micro_batch = spec.micro_batch,
+                     .seq = sequence(spec),
+                     .tp = spec.parallel.tp,
+                     .cp = spec.parallel.cp,
+                     .causal_skip = spec.causal_skip,
+                     .sequence_parallel = spec.sequence_parallel,
+                     .element_bytes = e,
+                     .flash_attention = spec.flash_attention,
+                     .fp8_gemm_inputs = spec.precision == Precision::fp8};
     RankContext ctx{spec, gpu, efficiency, layout, comms, w, r, w.programs[r], layout.coords_of(r), shape, e};
     emit_rank(ctx);
   }

@@ -31,13 +31,13 @@ struct TrainingSpec {
   ParallelSizes parallel;
   std::string order = "tp-cp-ep-dp-pp";  // rank placement, fastest-varying first
   Sharding sharding = Sharding::none;
-  bool sequence_parallel = false;         // TP all-reduces become reduce-scatter + all-gather
+  bool sequence_parallel = false;  // TP all-reduces become reduce-scatter + all-gather
   PipelineKind pipeline = PipelineKind::one_f_one_b;
-  uint32_t virtual_stages = 1;            // model chunks per stage (interleaved)
-  bool recompute = false;                 // full activation recomputation (one more forward)
-  uint32_t global_batch = 0;              // sequences per step
-  uint32_t micro_batch = 1;               // sequences per micro-batch
-  uint32_t seq_len = 0;                   // tokens per sequence; 0 = the model's max_seq
+  uint32_t virtual_stages = 1;  // model chunks per stage (interleaved)
+  bool recompute = false;       // full activation recomputation (one more forward)
+  uint32_t global_batch = 0;    // sequences per step
+  uint32_t micro_batch = 1;     // sequences per micro-batch
+  uint32_t seq_len = 0;         // tokens per sequence; 0 = the model's max_seq
   Precision precision = Precision::bf16;
   // DDP bucket (PyTorch c10d kDefaultBucketBytesCap = 25 MiB; workloads.md §3.4).
   Bytes bucket{25u << 20};
@@ -46,8 +46,8 @@ struct TrainingSpec {
   uint32_t grad_bytes = 4;
   // MoE: tokens each expert takes, relative to an even share (Switch Transformer: 1.0-1.25).
   double capacity_factor = 1.0;
-  bool causal_skip = false;               // see LayerShape
-  bool flash_attention = true;            // see LayerShape
+  bool causal_skip = false;     // see LayerShape
+  bool flash_attention = true;  // see LayerShape
 };
 
 // Micro-batches per step on each data-parallel rank: global / (micro x dp).
@@ -61,7 +61,6 @@ uint32_t micro_batches(const TrainingSpec& spec);
 void check(const TrainingSpec& spec, uint32_t gpus, const catalogue::GpuSpec& gpu);
 
 // The step as one Program per rank (global rank r on GPU r), with its communicators and useful FLOPs.
-Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& gpu,
-                           const ComputeProfile& profile);
+Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& gpu, const ComputeProfile& profile);
 
 }  // namespace weft

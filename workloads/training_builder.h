@@ -30,14 +30,14 @@ struct RankContext {
   uint32_t rank;
   Program& program;
   std::array<uint32_t, kDims> coords;
-  LayerShape shape;  // this rank's slice of one micro-batch
-  uint32_t element_bytes;       // activations and the tensors they exchange
+  LayerShape shape;        // this rank's slice of one micro-batch
+  uint32_t element_bytes;  // activations and the tensors they exchange
 
   // Helpers that append one op; each returns its index.
   uint32_t compute(const char* label, Phase phase, double gemm_flops, double attention_flops, double bytes,
                    const std::vector<uint32_t>& after, double useful_flops = 0);
-  uint32_t collective(const char* label, Phase phase, CommGroup group, int32_t comm, uint8_t stream,
-                      CollectiveOp op, double bytes, const std::vector<uint32_t>& after);
+  uint32_t collective(const char* label, Phase phase, CommGroup group, int32_t comm, uint8_t stream, CollectiveOp op,
+                      double bytes, const std::vector<uint32_t>& after);
   uint32_t p2p(const char* label, Phase phase, CommGroup group, bool send, uint32_t peer, uint32_t tag, uint8_t stream,
                double bytes, const std::vector<uint32_t>& after);
 };

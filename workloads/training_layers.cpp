@@ -12,8 +12,6 @@
 
 namespace weft::detail {
 
-
-
 uint32_t RankContext::compute(const char* label, Phase phase, double gemm_flops, double attention_flops, double bytes,
                               const std::vector<uint32_t>& after, double useful_flops) {
   // The gemm and attention parts run as their own kernels; the memory-bound part (norms, residual
@@ -99,17 +97,18 @@ struct BackwardWork {
 std::pair<uint32_t, uint32_t> block_backward(RankContext& c, const char* label, const BackwardWork& w, uint32_t after) {
   const int32_t tp = c.comms.tp[c.rank];
   if (tp < 0 || !c.spec.sequence_parallel) {
-    const uint32_t op = c.compute(label, Phase::backward, w.dgrad_gemm + w.wgrad_gemm, w.attention, w.bytes, {after},
-                                  w.useful);
+    const uint32_t op =
+        c.compute(label, Phase::backward, w.dgrad_gemm + w.wgrad_gemm, w.attention, w.bytes, {after}, w.useful);
     return {op, op};
   }
   const std::string name(label);
-  const uint32_t input = c.collective((name + " input re-gather").c_str(), Phase::backward, CommGroup::tp, tp, kTpStream,
-                                      CollectiveOp::all_gather, activation_bytes(c), {after});
+  const uint32_t input = c.collective((name + " input re-gather").c_str(), Phase::backward, CommGroup::tp, tp,
+                                      kTpStream, CollectiveOp::all_gather, activation_bytes(c), {after});
   const double share = w.useful * w.wgrad_gemm / (w.dgrad_gemm + w.wgrad_gemm + w.attention);
   const uint32_t dgrad = c.compute((name + " dgrad").c_str(), Phase::backward, w.dgrad_gemm, w.attention, w.bytes,
                                    {after}, w.useful - share);
-  const uint32_t wgrad = c.compute((name + " wgrad").c_str(), Phase::backward, w.wgrad_gemm, 0, 0, {dgrad, input}, share);
+  const uint32_t wgrad =
+      c.compute((name + " wgrad").c_str(), Phase::backward, w.wgrad_gemm, 0, 0, {dgrad, input}, share);
   return {dgrad, wgrad};
 }
 
@@ -132,8 +131,8 @@ uint32_t ring_attention(RankContext& c, Phase phase, double attention_flops, dou
   const uint32_t n = c.layout.extent[kCp];
   const auto [next, prev] = cp_neighbours(c);
   // K and V of this rank's s/c tokens: 2 b (s/c) a_kv d bytes, heads split over tp.
-  const double kv = 2.0 * static_cast<double>(c.shape.micro_batch) * static_cast<double>(c.shape.seq) / n *
-                    m.kv_heads * head_dim(m) * c.element_bytes / c.shape.tp * scale;
+  const double kv = 2.0 * static_cast<double>(c.shape.micro_batch) * static_cast<double>(c.shape.seq) / n * m.kv_heads *
+                    head_dim(m) * c.element_bytes / c.shape.tp * scale;
   const uint32_t tag = phase == Phase::backward ? 2 : 1;
   const char* name = phase == Phase::backward ? "bwd attention (cp block)" : "fwd attention (cp block)";
   uint32_t block = after, arrived = after;
@@ -178,8 +177,8 @@ uint32_t emit_layer_forward(RankContext& c, Phase phase, uint32_t /*layer*/, uin
     }
     x = c.compute("fwd experts", phase, f.mlp * cf, 0, (b.activation + b.casts_mlp) * cf, {x}, useful ? f.mlp : 0);
     if (c.comms.ep[c.rank] >= 0) {
-      x = c.collective("fwd moe combine", phase, CommGroup::ep, c.comms.ep[c.rank], kEpStream,
-                       CollectiveOp::all_to_all, dispatch, {x});
+      x = c.collective("fwd moe combine", phase, CommGroup::ep, c.comms.ep[c.rank], kEpStream, CollectiveOp::all_to_all,
+                       dispatch, {x});
     }
   } else {
     x = c.compute("fwd mlp", phase, f.mlp, 0, block_bytes + b.activation + b.casts_mlp, {x}, useful ? f.mlp : 0);
@@ -198,17 +197,21 @@ uint32_t emit_layer_backward(RankContext& c, uint32_t /*layer*/, uint32_t /*micr
     const double cf = c.spec.capacity_factor;
     const double dispatch = activation_bytes(c) * c.spec.model.top_k * cf / (c.spec.sequence_parallel ? c.shape.tp : 1);
     const int32_t ep = c.comms.ep[c.rank];
-    if (ep >= 0) g = c.collective("bwd moe combine", bwd, CommGroup::ep, ep, kEpStream, CollectiveOp::all_to_all, dispatch, {g});
+    if (ep >= 0)
+      g = c.collective("bwd moe combine", bwd, CommGroup::ep, ep, kEpStream, CollectiveOp::all_to_all, dispatch, {g});
     g = c.compute("bwd experts", bwd, 2 * f.mlp * cf, 0, (backward_bytes(b.activation) + b.casts_mlp_backward) * cf,
                   {g}, 2 * f.mlp);
-    if (ep >= 0) g = c.collective("bwd moe dispatch", bwd, CommGroup::ep, ep, kEpStream, CollectiveOp::all_to_all, dispatch, {g});
+    if (ep >= 0)
+      g = c.collective("bwd moe dispatch", bwd, CommGroup::ep, ep, kEpStream, CollectiveOp::all_to_all, dispatch, {g});
     g = c.compute("bwd router", bwd, 2 * f.router, 0, block_bytes, {g}, 2 * f.router);
   } else {
-    const auto [dgrad, wgrad] = block_backward(
-        c, "bwd mlp",
-        {.dgrad_gemm = f.mlp, .bytes = block_bytes + backward_bytes(b.activation) + b.casts_mlp_backward,
-         .wgrad_gemm = f.mlp, .useful = 2 * f.mlp},
-        g);
+    const auto [dgrad, wgrad] =
+        block_backward(c, "bwd mlp",
+                       {.dgrad_gemm = f.mlp,
+                        .bytes = block_bytes + backward_bytes(b.activation) + b.casts_mlp_backward,
+                        .wgrad_gemm = f.mlp,
+                        .useful = 2 * f.mlp},
+                       g);
     g = dgrad;
     weights_done = wgrad;
   }
@@ -218,8 +221,8 @@ uint32_t emit_layer_backward(RankContext& c, uint32_t /*layer*/, uint32_t /*micr
     g = c.compute("bwd out-proj", bwd, 2 * f.out_proj, 0, b.casts_attention_backward, {g}, 2 * f.out_proj);
     g = ring_attention(c, bwd, f.attention, backward_bytes(b.attention_io) + b.scores_backward, 2.0, g);
     std::tie(g, weights_done) = block_backward(
-        c, "bwd qkv", {.dgrad_gemm = f.qkv, .bytes = block_bytes, .wgrad_gemm = f.qkv, .useful = 2 * (f.qkv + f.attention)},
-        g);
+        c, "bwd qkv",
+        {.dgrad_gemm = f.qkv, .bytes = block_bytes, .wgrad_gemm = f.qkv, .useful = 2 * (f.qkv + f.attention)}, g);
   } else {
     std::tie(g, weights_done) = block_backward(
         c, "bwd attention",

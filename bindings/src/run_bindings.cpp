@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "bindings/src/bindings.h"
+#include "scenarios/default_scenario.h"
 #include "scenarios/output_files.h"
 #include "scenarios/report.h"
-#include "scenarios/default_scenario.h"
 #include "scenarios/run_scenario.h"
 #include "scenarios/scenario.h"
 
@@ -38,7 +38,7 @@ std::vector<std::string> enum_names(size_t count) {
 
 // OpKind has no to_string in the library; these follow program.h's order.
 const std::vector<std::string> kOpKinds{"compute", "collective", "send", "recv"};
-constexpr size_t kPhases = 5;       // Phase: forward .. other
+constexpr size_t kPhases = 5;         // Phase: forward .. other
 constexpr size_t kCollectiveOps = 7;  // CollectiveOp: all_reduce .. send_recv
 
 class RunHandle {
@@ -255,8 +255,9 @@ void bind_run(py::module_& m) {
   m.def("run", &run, py::arg("text"), py::arg("source"), py::arg("sets") = std::vector<std::string>{},
         py::arg("busiest_links") = 16, py::arg("interruptible") = false,
         "Load a scenario from YAML text (relative paths resolve against `source`'s folder) and run it");
-  m.def("default_scenario_text", [] { return std::string(kDefaultScenarioYaml); },
-        "scenarios/default.yaml as bundled into the library");
+  m.def(
+      "default_scenario_text", [] { return std::string(kDefaultScenarioYaml); },
+      "scenarios/default.yaml as bundled into the library");
   m.def("validate", &validate, py::arg("text"), py::arg("source"), py::arg("sets") = std::vector<std::string>{},
         "Read a scenario and its variants without running them; their names");
 }

@@ -59,7 +59,8 @@ bool is_preset(const std::string& name) {
 
 py::list systems() {
   py::list out;
-  for (const SystemPreset& p : system_presets()) out.append(py::make_tuple(std::string(p.name), std::string(p.description)));
+  for (const SystemPreset& p : system_presets())
+    out.append(py::make_tuple(std::string(p.name), std::string(p.description)));
   return out;
 }
 
@@ -82,8 +83,10 @@ py::dict topology_columns(const Topology& t) {
     const LinkProps& p = t.link(l);
     src.push_back(static_cast<uint32_t>(t.link_source(l))), dst.push_back(static_cast<uint32_t>(t.link_target(l)));
     link_kind.emplace_back(to_string(p.kind)), gbps.push_back(static_cast<double>(p.rate.bps()) / 1e9);
-    goodput.push_back(static_cast<double>(p.goodput().bps()) / 1e9), latency_ns.push_back(p.latency.microseconds() * 1e3);
-    mtu.push_back(p.mtu), header.push_back(p.header_bytes), generation.push_back(p.generation), lanes.push_back(p.lanes);
+    goodput.push_back(static_cast<double>(p.goodput().bps()) / 1e9),
+        latency_ns.push_back(p.latency.microseconds() * 1e3);
+    mtu.push_back(p.mtu), header.push_back(p.header_bytes), generation.push_back(p.generation),
+        lanes.push_back(p.lanes);
   }
   links["src"] = src, links["dst"] = dst, links["kind"] = link_kind, links["rate_gbps"] = gbps;
   links["goodput_gbps"] = goodput, links["latency_ns"] = latency_ns, links["mtu"] = mtu;
@@ -182,30 +185,35 @@ py::dict collective(const CollectiveArgs& a) {
 
 void bind_systems(py::module_& m) {
   m.def("systems", &systems, "(name, description) of every catalogue system");
-  m.def("override_keys", [] {
-    std::vector<std::string> keys;
-    for (std::string_view k : override_keys()) keys.emplace_back(k);
-    return keys;
-  }, "the dotted fields a catalogue system's spec accepts (node.*, network.*, nodes)");
-  m.def("fabrics", [] { return fabric_names(); }, "the fabric models, as text");
+  m.def(
+      "override_keys",
+      [] {
+        std::vector<std::string> keys;
+        for (std::string_view k : override_keys()) keys.emplace_back(k);
+        return keys;
+      },
+      "the dotted fields a catalogue system's spec accepts (node.*, network.*, nodes)");
+  m.def(
+      "fabrics", [] { return fabric_names(); }, "the fabric models, as text");
   m.def("topology", &topology, py::arg("name"), py::arg("nodes") = 0, py::arg("sets") = std::vector<std::string>{},
         py::arg("ranks") = 8, py::arg("link_rate") = "400Gbps", py::arg("latency") = "1us");
   m.def("bom", &bom, py::arg("name"), py::arg("nodes") = 0, py::arg("sets") = std::vector<std::string>{});
-  m.def("collective",
-        [](std::string op, std::string min_bytes, std::string max_bytes, uint64_t factor, std::string fabric,
-           std::string system, int nodes, std::vector<std::string> sets, std::string topology, uint32_t ranks,
-           std::string link_rate, std::string latency, uint32_t channels, std::string chunk, std::string algo,
-           std::string proto, std::string nccl_version, uint64_t seed, bool pxn, std::string routing) {
-          CollectiveArgs a{op, min_bytes, max_bytes, fabric, system, topology, link_rate, latency, algo, proto,
-                           nccl_version, routing, chunk, factor, seed, nodes, ranks, channels, pxn, sets};
-          return collective(a);
-        },
-        py::arg("op"), py::arg("min_bytes"), py::arg("max_bytes"), py::arg("factor") = 2, py::arg("fabric") = "flow",
-        py::arg("system") = "", py::arg("nodes") = 0, py::arg("sets") = std::vector<std::string>{},
-        py::arg("topology") = "single-switch", py::arg("ranks") = 8, py::arg("link_rate") = "400Gbps",
-        py::arg("latency") = "1us", py::arg("channels") = 0, py::arg("chunk") = "0", py::arg("algo") = "",
-        py::arg("proto") = "", py::arg("nccl_version") = "", py::arg("seed") = 1, py::arg("pxn") = false,
-        py::arg("routing") = "ecmp");
+  m.def(
+      "collective",
+      [](std::string op, std::string min_bytes, std::string max_bytes, uint64_t factor, std::string fabric,
+         std::string system, int nodes, std::vector<std::string> sets, std::string topology, uint32_t ranks,
+         std::string link_rate, std::string latency, uint32_t channels, std::string chunk, std::string algo,
+         std::string proto, std::string nccl_version, uint64_t seed, bool pxn, std::string routing) {
+        CollectiveArgs a{op,           min_bytes, max_bytes, fabric, system, topology, link_rate, latency,  algo, proto,
+                         nccl_version, routing,   chunk,     factor, seed,   nodes,    ranks,     channels, pxn,  sets};
+        return collective(a);
+      },
+      py::arg("op"), py::arg("min_bytes"), py::arg("max_bytes"), py::arg("factor") = 2, py::arg("fabric") = "flow",
+      py::arg("system") = "", py::arg("nodes") = 0, py::arg("sets") = std::vector<std::string>{},
+      py::arg("topology") = "single-switch", py::arg("ranks") = 8, py::arg("link_rate") = "400Gbps",
+      py::arg("latency") = "1us", py::arg("channels") = 0, py::arg("chunk") = "0", py::arg("algo") = "",
+      py::arg("proto") = "", py::arg("nccl_version") = "", py::arg("seed") = 1, py::arg("pxn") = false,
+      py::arg("routing") = "ecmp");
 }
 
 }  // namespace weft::python

@@ -42,7 +42,8 @@ class MpiBootstrap : public Bootstrap {
     std::vector<std::string> out;
     if (rank_ != 0) return out;
     for (int i = 0; i < size_; ++i) {
-      out.push_back(all.substr(static_cast<size_t>(offsets[static_cast<size_t>(i)]), static_cast<size_t>(counts[static_cast<size_t>(i)])));
+      out.push_back(all.substr(static_cast<size_t>(offsets[static_cast<size_t>(i)]),
+                               static_cast<size_t>(counts[static_cast<size_t>(i)])));
     }
     return out;
   }

@@ -14,7 +14,7 @@ class Bootstrap {
   virtual ~Bootstrap() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  virtual int local_rank() const = 0;   // among the ranks of this host: picks the GPU
+  virtual int local_rank() const = 0;  // among the ranks of this host: picks the GPU
   virtual void barrier() = 0;
   // Every rank calls it; `bytes` of `data` of rank `root` land in every rank's `data`.
   virtual void broadcast(void* data, size_t bytes, int root) = 0;

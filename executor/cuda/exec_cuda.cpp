@@ -10,8 +10,8 @@
 #include <nccl.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <array>
 #include <cstdio>
@@ -119,14 +119,16 @@ void write_measured(const weft::LoweredSchedule& s, const Args& a, const std::ve
   const std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  m.environment = json{{"host", ranks.empty() ? json("") : ranks[0]["host"]},
-                       {"ranks", ranks},
-                       {"date", date},
-                       {"bootstrap", a.single_process ? "single process, one thread per GPU" : "MPI, one process per GPU"},
-                       {"topology", run_command("nvidia-smi topo -m 2>/dev/null")},
-                       {"clock", "cudaEventElapsedTime from an origin event recorded after a barrier, per rank"}};
+  m.environment =
+      json{{"host", ranks.empty() ? json("") : ranks[0]["host"]},
+           {"ranks", ranks},
+           {"date", date},
+           {"bootstrap", a.single_process ? "single process, one thread per GPU" : "MPI, one process per GPU"},
+           {"topology", run_command("nvidia-smi topo -m 2>/dev/null")},
+           {"clock", "cudaEventElapsedTime from an origin event recorded after a barrier, per rank"}};
   weft::write_file_atomically(a.out, weft::to_json(m).dump(1) + "\n");
-  fmt::print("weft-exec: {} ranks, {} warm-up + {} repeats ({}) -> {}\n", s.ranks(), a.warmup, a.repeats, m.mode, a.out);
+  fmt::print("weft-exec: {} ranks, {} warm-up + {} repeats ({}) -> {}\n", s.ranks(), a.warmup, a.repeats, m.mode,
+             a.out);
 }
 
 int gpu_count() {
@@ -211,7 +213,8 @@ int run(const Args& a) {
     return 2;
   }
   if (a.check_only) {
-    fmt::print("weft-exec: {} is a valid schedule of {} ranks (fingerprint {})\n", a.schedule, s.ranks(), weft::fingerprint(s));
+    fmt::print("weft-exec: {} is a valid schedule of {} ranks (fingerprint {})\n", a.schedule, s.ranks(),
+               weft::fingerprint(s));
     return 0;
   }
   if (a.single_process) return single_process(s, a);

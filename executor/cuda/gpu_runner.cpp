@@ -41,7 +41,9 @@ size_t buffer_bytes(const std::vector<LoweredOp>& ops) {
   size_t most = 1 << 20;
   for (const LoweredOp& o : ops) {
     most = std::max<size_t>(most, o.bytes);
-    if (o.gemm) most = std::max<size_t>(most, 2 * std::max({o.gemm->m * o.gemm->k, o.gemm->k * o.gemm->n, o.gemm->m * o.gemm->n}));
+    if (o.gemm)
+      most =
+          std::max<size_t>(most, 2 * std::max({o.gemm->m * o.gemm->k, o.gemm->k * o.gemm->n, o.gemm->m * o.gemm->n}));
   }
   return most;
 }
@@ -55,7 +57,8 @@ void nccl_check(ncclResult_t r, const char* what) {
   if (r != ncclSuccess) throw std::runtime_error(fmt::format("{}: {}", what, ncclGetErrorString(r)));
 }
 void cublas_check(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(fmt::format("{}: cuBLAS status {}", what, static_cast<int>(s)));
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(fmt::format("{}: cuBLAS status {}", what, static_cast<int>(s)));
 }
 
 GpuRunner::GpuRunner(const LoweredSchedule& s, int device, Bootstrap& boot, bool force_choice)
@@ -65,7 +68,8 @@ GpuRunner::GpuRunner(const LoweredSchedule& s, int device, Bootstrap& boot, bool
   uint32_t nstreams = 1;
   for (const LoweredOp& o : ops) nstreams = std::max(nstreams, o.stream + 1);
   streams_.resize(nstreams);
-  for (cudaStream_t& st : streams_) cuda_check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "cudaStreamCreate");
+  for (cudaStream_t& st : streams_)
+    cuda_check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "cudaStreamCreate");
   start_.resize(ops.size());
   end_.resize(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -119,16 +123,22 @@ void GpuRunner::make_comms() {
     boot_.broadcast(&id, sizeof id, root);
     if (boot_.owns_environment()) {
       // NCCL reads NCCL_ALGO / NCCL_PROTO when a communicator is created (ncclTopoTuneModel).
-      if (algo.empty()) unsetenv("NCCL_ALGO"); else setenv("NCCL_ALGO", algo.c_str(), 1);
-      if (proto.empty()) unsetenv("NCCL_PROTO"); else setenv("NCCL_PROTO", proto.c_str(), 1);
+      if (algo.empty())
+        unsetenv("NCCL_ALGO");
+      else
+        setenv("NCCL_ALGO", algo.c_str(), 1);
+      if (proto.empty())
+        unsetenv("NCCL_PROTO");
+      else
+        setenv("NCCL_PROTO", proto.c_str(), 1);
     }
     boot_.barrier();
     const auto it = std::find(members.begin(), members.end(), rank_);
     if (it != members.end()) {
       ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
       if (channels > 0) config.minCTAs = config.maxCTAs = static_cast<int>(channels);
-      nccl_check(ncclCommInitRankConfig(&comm, static_cast<int>(members.size()), id, static_cast<int>(it - members.begin()),
-                                        &config),
+      nccl_check(ncclCommInitRankConfig(&comm, static_cast<int>(members.size()), id,
+                                        static_cast<int>(it - members.begin()), &config),
                  "ncclCommInitRankConfig");
     }
     boot_.barrier();
@@ -179,8 +189,10 @@ void GpuRunner::enqueue_collective(const LoweredOp& o, cudaStream_t st) {
     const size_t block = o.bytes / n;
     nccl_check(ncclGroupStart(), "ncclGroupStart");
     for (size_t peer = 0; peer < n; ++peer) {
-      nccl_check(ncclSend(static_cast<char*>(data_) + peer * block, block, ncclUint8, static_cast<int>(peer), comm, st), "ncclSend");
-      nccl_check(ncclRecv(static_cast<char*>(out_) + peer * block, block, ncclUint8, static_cast<int>(peer), comm, st), "ncclRecv");
+      nccl_check(ncclSend(static_cast<char*>(data_) + peer * block, block, ncclUint8, static_cast<int>(peer), comm, st),
+                 "ncclSend");
+      nccl_check(ncclRecv(static_cast<char*>(out_) + peer * block, block, ncclUint8, static_cast<int>(peer), comm, st),
+                 "ncclRecv");
     }
     nccl_check(ncclGroupEnd(), "ncclGroupEnd");
   }
@@ -197,8 +209,7 @@ void GpuRunner::enqueue(const LoweredOp& o, cudaStream_t st) {
         cublas_check(cublasSetStream(cublas_, st), "cublasSetStream");
         // C[m,n] = A[m,k] B[k,n], bf16 in and out, fp32 accumulation (as PyTorch's bf16 matmul).
         cublas_check(cublasGemmEx(cublas_, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &alpha, data_, CUDA_R_16BF, m, out_,
-                                  CUDA_R_16BF, k, &beta, c_, CUDA_R_16BF, m,
-                                  CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                                  CUDA_R_16BF, k, &beta, c_, CUDA_R_16BF, m, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
                      "cublasGemmEx");
         executed_[o.id] = "cublasGemmEx bf16";
       } else {
@@ -208,9 +219,12 @@ void GpuRunner::enqueue(const LoweredOp& o, cudaStream_t st) {
       break;
     case LoweredKind::copy: {
       const size_t bytes = std::min<size_t>(o.bytes, data_bytes_);
-      if (o.direction == "d2d") cuda_check(cudaMemcpyAsync(out_, data_, bytes, cudaMemcpyDeviceToDevice, st), "cudaMemcpyAsync");
-      if (o.direction == "h2d") cuda_check(cudaMemcpyAsync(data_, host_, bytes, cudaMemcpyHostToDevice, st), "cudaMemcpyAsync");
-      if (o.direction == "d2h") cuda_check(cudaMemcpyAsync(host_, data_, bytes, cudaMemcpyDeviceToHost, st), "cudaMemcpyAsync");
+      if (o.direction == "d2d")
+        cuda_check(cudaMemcpyAsync(out_, data_, bytes, cudaMemcpyDeviceToDevice, st), "cudaMemcpyAsync");
+      if (o.direction == "h2d")
+        cuda_check(cudaMemcpyAsync(data_, host_, bytes, cudaMemcpyHostToDevice, st), "cudaMemcpyAsync");
+      if (o.direction == "d2h")
+        cuda_check(cudaMemcpyAsync(host_, data_, bytes, cudaMemcpyDeviceToHost, st), "cudaMemcpyAsync");
       executed_[o.id] = "cudaMemcpyAsync " + o.direction;
       break;
     }
@@ -234,7 +248,8 @@ std::vector<OpTimes> GpuRunner::run_once() {
   cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   boot_.barrier();
   cuda_check(cudaEventRecord(origin_, streams_[0]), "cudaEventRecord");
-  for (size_t i = 1; i < streams_.size(); ++i) cuda_check(cudaStreamWaitEvent(streams_[i], origin_, 0), "cudaStreamWaitEvent");
+  for (size_t i = 1; i < streams_.size(); ++i)
+    cuda_check(cudaStreamWaitEvent(streams_[i], origin_, 0), "cudaStreamWaitEvent");
   std::vector<size_t> group_start(ops.size());
   for (size_t i = 0; i < ops.size();) {
     const LoweredOp& o = ops[i];
@@ -244,7 +259,8 @@ std::vector<OpTimes> GpuRunner::run_once() {
     size_t j = i + 1;
     const bool p2p = o.kind == LoweredKind::send || o.kind == LoweredKind::recv;
     while (p2p && j < ops.size() && (ops[j].kind == LoweredKind::send || ops[j].kind == LoweredKind::recv) &&
-           ops[j].stream == o.stream && std::none_of(ops[j].deps.begin(), ops[j].deps.end(), [&](uint32_t d) { return d >= i; })) {
+           ops[j].stream == o.stream &&
+           std::none_of(ops[j].deps.begin(), ops[j].deps.end(), [&](uint32_t d) { return d >= i; })) {
       ++j;
     }
     for (size_t k = i; k < j; ++k) {

@@ -6,8 +6,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -22,9 +22,9 @@
 
 namespace {
 
+using nlohmann::json;
 using weft::mpi_exec::CollectiveMode;
 using weft::mpi_exec::OpTimes;
-using nlohmann::json;
 
 struct Args {
   std::string schedule;
@@ -104,8 +104,9 @@ std::vector<std::string> gather_text(const std::string& mine, int rank, int size
   MPI_Gatherv(mine.data(), n, MPI_CHAR, all.data(), counts.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
   std::vector<std::string> out;
   if (rank == 0) {
-    for (int i = 0; i < size; ++i) out.push_back(all.substr(static_cast<size_t>(offsets[static_cast<size_t>(i)]),
-                                                            static_cast<size_t>(counts[static_cast<size_t>(i)])));
+    for (int i = 0; i < size; ++i)
+      out.push_back(all.substr(static_cast<size_t>(offsets[static_cast<size_t>(i)]),
+                               static_cast<size_t>(counts[static_cast<size_t>(i)])));
   }
   return out;
 }
@@ -115,8 +116,9 @@ int run(const Args& a, int rank, int size) {
   try {
     s = weft::load_schedule(a.schedule);
     if (s.ranks() != static_cast<uint32_t>(size)) {
-      throw weft::ConfigError(fmt::format("{}: the schedule has {} ranks but {} processes were launched (mpirun -np {})",
-                                          a.schedule, s.ranks(), size, s.ranks()));
+      throw weft::ConfigError(
+          fmt::format("{}: the schedule has {} ranks but {} processes were launched (mpirun -np {})", a.schedule,
+                      s.ranks(), size, s.ranks()));
     }
     if (a.repeats == 0) throw weft::ConfigError("--repeats must be at least 1");
   } catch (const weft::ConfigError& e) {
@@ -129,7 +131,8 @@ int run(const Args& a, int rank, int size) {
     const auto it = std::find(c.ranks.begin(), c.ranks.end(), static_cast<uint32_t>(rank));
     const bool member = it != c.ranks.end();
     MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, member ? static_cast<int>(it - c.ranks.begin()) : 0, &comm);
+    MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, member ? static_cast<int>(it - c.ranks.begin()) : 0,
+                   &comm);
     comms.push_back(comm);
   }
   MPI_Comm p2p = MPI_COMM_NULL;
@@ -148,7 +151,8 @@ int run(const Args& a, int rank, int size) {
     MPI_Abort(MPI_COMM_WORLD, 3);
     return 3;
   }
-  const std::vector<std::string> texts = gather_text(rows_of(s, static_cast<uint32_t>(rank), runs, runner.executed()), rank, size);
+  const std::vector<std::string> texts =
+      gather_text(rows_of(s, static_cast<uint32_t>(rank), runs, runner.executed()), rank, size);
   if (rank == 0) {
     weft::Measured m;
     m.schedule_name = s.name;
@@ -190,8 +194,10 @@ int main(int argc, char** argv) {
   app.add_option("--out", a.out, "measured.json to write (atomically, by rank 0)")->required();
   app.add_option("--warmup", a.warmup, "Untimed runs of the whole schedule first")->capture_default_str();
   app.add_option("--repeats", a.repeats, "Timed runs; measured.json keeps each and the median")->capture_default_str();
-  app.add_flag("--mpi-collectives", a.mpi_collectives, "MPI's non-blocking collectives instead of the algorithm's p2p steps");
-  app.add_option("--timeout", a.timeout_s, "Seconds without progress before the run is declared stuck")->capture_default_str();
+  app.add_flag("--mpi-collectives", a.mpi_collectives,
+               "MPI's non-blocking collectives instead of the algorithm's p2p steps");
+  app.add_option("--timeout", a.timeout_s, "Seconds without progress before the run is declared stuck")
+      ->capture_default_str();
   int rc = 0;
   try {
     app.parse(argc, argv);

@@ -90,7 +90,8 @@ class StepRun : public CollectiveRun {
       check(MPI_Irecv(into, static_cast<int>(s.recv_len), MPI_BYTE, s.recv_from, tag, comm_, &reqs_[0]), "MPI_Irecv");
     }
     if (s.send_to >= 0) {
-      check(MPI_Isend(b_.data.data() + s.send_off, static_cast<int>(s.send_len), MPI_BYTE, s.send_to, tag, comm_, &reqs_[1]),
+      check(MPI_Isend(b_.data.data() + s.send_off, static_cast<int>(s.send_len), MPI_BYTE, s.send_to, tag, comm_,
+                      &reqs_[1]),
             "MPI_Isend");
     }
     ++next_;
@@ -206,8 +207,9 @@ std::unique_ptr<CollectiveRun> start_collective(const LoweredOp& op, MPI_Comm co
   const uint32_t elem = collective_dtype_bytes(op.dtype);
   const bool ring_op = op.op == "all_reduce" || op.op == "all_gather" || op.op == "reduce_scatter";
   if (mode == CollectiveMode::p2p && ring_op && op.algorithm != "tree") {
-    return std::make_unique<StepRun>(ring_steps(op.op, op.bytes, elem, me, p), comm, b, op.dtype,
-                                     op.algorithm == "ring" ? "ring p2p" : fmt::format("ring p2p (for {})", op.algorithm));
+    return std::make_unique<StepRun>(
+        ring_steps(op.op, op.bytes, elem, me, p), comm, b, op.dtype,
+        op.algorithm == "ring" ? "ring p2p" : fmt::format("ring p2p (for {})", op.algorithm));
   }
   if (mode == CollectiveMode::p2p && op.op == "all_to_all") {
     return std::make_unique<StepRun>(pairwise_steps(op.bytes, me, p), comm, b, op.dtype, "pairwise p2p");

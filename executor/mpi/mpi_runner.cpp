@@ -72,7 +72,8 @@ bool RankRunner::start(uint32_t id, double origin, std::vector<OpTimes>& times, 
       comm_busy_[o.comm] = 1;
       ++next_instance_[o.comm];
       times[id].start_us = (MPI_Wtime() - origin) * 1e6;
-      Running r{id, start_collective(o, comms_[o.comm], me, static_cast<int>(members.size()), mode_, buffers_), MPI_REQUEST_NULL};
+      Running r{id, start_collective(o, comms_[o.comm], me, static_cast<int>(members.size()), mode_, buffers_),
+                MPI_REQUEST_NULL};
       executed_[id] = r.collective->executed();
       running.push_back(std::move(r));
       return true;
@@ -82,9 +83,10 @@ bool RankRunner::start(uint32_t id, double origin, std::vector<OpTimes>& times, 
       Running r{id, nullptr, MPI_REQUEST_NULL};
       const int tag = static_cast<int>(o.tag % static_cast<uint32_t>(tag_ub_));
       const int count = static_cast<int>(std::min<uint64_t>(o.bytes, buffers_.data.size()));
-      const int rc = o.kind == LoweredKind::send
-                         ? MPI_Isend(buffers_.data.data(), count, MPI_BYTE, static_cast<int>(o.peer), tag, p2p_, &r.request)
-                         : MPI_Irecv(buffers_.scratch.data(), count, MPI_BYTE, static_cast<int>(o.peer), tag, p2p_, &r.request);
+      const int rc =
+          o.kind == LoweredKind::send
+              ? MPI_Isend(buffers_.data.data(), count, MPI_BYTE, static_cast<int>(o.peer), tag, p2p_, &r.request)
+              : MPI_Irecv(buffers_.scratch.data(), count, MPI_BYTE, static_cast<int>(o.peer), tag, p2p_, &r.request);
       if (rc != MPI_SUCCESS) throw std::runtime_error(fmt::format("rank {} op {}: MPI_Isend/Irecv failed", rank_, id));
       executed_[id] = o.kind == LoweredKind::send ? "MPI_Isend" : "MPI_Irecv";
       running.push_back(std::move(r));
@@ -153,9 +155,10 @@ std::vector<OpTimes> RankRunner::run_once(double origin) {
     if (moved) {
       last_progress = now;
     } else if (now - last_progress > timeout_s_) {
-      throw std::runtime_error(fmt::format("rank {}: nothing moved for {} s with {} of {} ops done (a peer is missing or "
-                                           "the schedule deadlocks here)",
-                                           rank_, timeout_s_, finished, ops.size()));
+      throw std::runtime_error(
+          fmt::format("rank {}: nothing moved for {} s with {} of {} ops done (a peer is missing or "
+                      "the schedule deadlocks here)",
+                      rank_, timeout_s_, finished, ops.size()));
     } else if (!computing_) {
       sched_yield();  // oversubscribed ranks share cores: let the peer we wait for run
     }

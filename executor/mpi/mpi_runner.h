@@ -36,8 +36,8 @@ struct Buffers {
 };
 
 // Starts `op` (a collective of this rank on communicator `comm`, where it is comm rank `me`).
-std::unique_ptr<CollectiveRun> start_collective(const LoweredOp& op, MPI_Comm comm, int me, int size, CollectiveMode mode,
-                                                Buffers& buffers);
+std::unique_ptr<CollectiveRun> start_collective(const LoweredOp& op, MPI_Comm comm, int me, int size,
+                                                CollectiveMode mode, Buffers& buffers);
 
 class RankRunner {
  public:

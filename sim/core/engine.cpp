@@ -67,8 +67,8 @@ Engine::Entry Engine::pop() {
   for (;;) {
     size_t child = 2 * i + 1;
     if (child >= n) break;
-    if (child + 1 < n && later(heap_[child].time, heap_[child].sequence, heap_[child + 1].time,
-                               heap_[child + 1].sequence)) {
+    if (child + 1 < n &&
+        later(heap_[child].time, heap_[child].sequence, heap_[child + 1].time, heap_[child + 1].sequence)) {
       ++child;
     }
     if (!later(last.time, last.sequence, heap_[child].time, heap_[child].sequence)) break;

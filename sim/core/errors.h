@@ -29,5 +29,4 @@ class InvariantError : public std::logic_error {
 }  // namespace weft
 
 // Always on (Release too): our invariants are cheap and a silent wrong answer is worse than a throw.
-#define WEFT_ASSERT(cond) \
-  ((cond) ? static_cast<void>(0) : ::weft::invariant_failed(#cond, __FILE__, __LINE__))
+#define WEFT_ASSERT(cond) ((cond) ? static_cast<void>(0) : ::weft::invariant_failed(#cond, __FILE__, __LINE__))

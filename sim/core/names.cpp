@@ -1,8 +1,8 @@
 #include "sim/core/names.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cctype>
-#include <fmt/format.h>
 #include <vector>
 
 namespace weft {

@@ -25,7 +25,7 @@ struct TransferRecord {
 struct CollectiveRecord {
   std::string name;  // e.g. "all_reduce/ring"
   uint32_t ranks;
-  Bytes bytes;       // nccl-tests' size: the whole buffer
+  Bytes bytes;  // nccl-tests' size: the whole buffer
   Time start;
   Time end;
   uint64_t transfers;
@@ -34,7 +34,7 @@ struct CollectiveRecord {
 // The bytes waiting in one egress queue at one instant (packet-level fabrics, when sampling is on).
 struct QueueSample {
   Time at;
-  uint32_t link;     // LinkId
+  uint32_t link;  // LinkId
   uint8_t priority;
   Bytes queued;
 };

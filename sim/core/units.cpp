@@ -1,10 +1,10 @@
 // Unit-string parsing. SI prefixes are decimal (KB = 1e3 B, Gbps = 1e9 bit/s); IEC prefixes are
 // binary (KiB = 1024 B). Bare K/M/G/T after a size follow nccl-tests' -b/-e convention: binary.
+#include <fmt/format.h>
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
 #include <span>
 #include <string>
 
@@ -63,19 +63,44 @@ constexpr Unit kTimeUnits[] = {
 };
 
 constexpr Unit kSizeUnits[] = {
-    {"", 1.0L},           {"B", 1.0L},
-    {"KB", 1e3L},         {"MB", 1e6L},          {"GB", 1e9L},           {"TB", 1e12L},
-    {"KiB", 1024.0L},     {"MiB", 1048576.0L},   {"GiB", 1073741824.0L}, {"TiB", 1099511627776.0L},
-    {"K", 1024.0L},       {"M", 1048576.0L},     {"G", 1073741824.0L},   {"T", 1099511627776.0L},
+    {"", 1.0L},
+    {"B", 1.0L},
+    {"KB", 1e3L},
+    {"MB", 1e6L},
+    {"GB", 1e9L},
+    {"TB", 1e12L},
+    {"KiB", 1024.0L},
+    {"MiB", 1048576.0L},
+    {"GiB", 1073741824.0L},
+    {"TiB", 1099511627776.0L},
+    {"K", 1024.0L},
+    {"M", 1048576.0L},
+    {"G", 1073741824.0L},
+    {"T", 1099511627776.0L},
 };
 
 constexpr Unit kRateUnits[] = {
-    {"", 1.0L},        {"bps", 1.0L},      {"b/s", 1.0L},
-    {"Kbps", 1e3L},    {"Kb/s", 1e3L},     {"Mbps", 1e6L},    {"Mb/s", 1e6L},
-    {"Gbps", 1e9L},    {"Gb/s", 1e9L},     {"Tbps", 1e12L},   {"Tb/s", 1e12L},
-    {"B/s", 8.0L},     {"KB/s", 8e3L},     {"MB/s", 8e6L},    {"GB/s", 8e9L},    {"TB/s", 8e12L},
-    {"GBps", 8e9L},    {"MBps", 8e6L},
-    {"KiB/s", 8.0L * 1024}, {"MiB/s", 8.0L * 1048576}, {"GiB/s", 8.0L * 1073741824},
+    {"", 1.0L},
+    {"bps", 1.0L},
+    {"b/s", 1.0L},
+    {"Kbps", 1e3L},
+    {"Kb/s", 1e3L},
+    {"Mbps", 1e6L},
+    {"Mb/s", 1e6L},
+    {"Gbps", 1e9L},
+    {"Gb/s", 1e9L},
+    {"Tbps", 1e12L},
+    {"Tb/s", 1e12L},
+    {"B/s", 8.0L},
+    {"KB/s", 8e3L},
+    {"MB/s", 8e6L},
+    {"GB/s", 8e9L},
+    {"TB/s", 8e12L},
+    {"GBps", 8e9L},
+    {"MBps", 8e6L},
+    {"KiB/s", 8.0L * 1024},
+    {"MiB/s", 8.0L * 1048576},
+    {"GiB/s", 8.0L * 1073741824},
 };
 
 }  // namespace

@@ -24,7 +24,10 @@ class Time {
   constexpr auto operator<=>(const Time&) const = default;
   constexpr Time operator+(Time o) const { return Time(ps_ + o.ps_); }
   constexpr Time operator-(Time o) const { return Time(ps_ - o.ps_); }
-  constexpr Time& operator+=(Time o) { ps_ += o.ps_; return *this; }
+  constexpr Time& operator+=(Time o) {
+    ps_ += o.ps_;
+    return *this;
+  }
   constexpr Time operator*(int64_t k) const { return Time(ps_ * k); }
 
  private:
@@ -41,7 +44,10 @@ class Bytes {
   constexpr uint64_t bits() const { return v_ * 8; }
   constexpr auto operator<=>(const Bytes&) const = default;
   constexpr Bytes operator+(Bytes o) const { return Bytes(v_ + o.v_); }
-  constexpr Bytes& operator+=(Bytes o) { v_ += o.v_; return *this; }
+  constexpr Bytes& operator+=(Bytes o) {
+    v_ += o.v_;
+    return *this;
+  }
 
  private:
   uint64_t v_ = 0;
@@ -66,9 +72,7 @@ class Bandwidth {
 __extension__ using uint128 = unsigned __int128;
 
 // ceil(a / b) for unsigned 128-bit integers.
-constexpr uint128 ceil_div(uint128 a, uint128 b) {
-  return (a + b - 1) / b;
-}
+constexpr uint128 ceil_div(uint128 a, uint128 b) { return (a + b - 1) / b; }
 
 // Serialisation time of `bits` at `bits_per_s`: ceil(bits * 1e12 / rate) ps, exact thanks to the
 // 128-bit intermediate (a precomputed ps-per-byte is ~10 % off at NVLink rates).
@@ -76,14 +80,15 @@ constexpr Time transmit_time_bits(uint128 bits, uint64_t bits_per_s) {
   return Time::ps(static_cast<int64_t>(ceil_div(bits * 1'000'000'000'000ULL, bits_per_s)));
 }
 
-constexpr Time transmit_time(Bytes size, Bandwidth rate) {
-  return transmit_time_bits(size.bits(), rate.bps());
-}
+constexpr Time transmit_time(Bytes size, Bandwidth rate) { return transmit_time_bits(size.bits(), rate.bps()); }
 
 // Parsers for unit strings at the edge (YAML, CLI). Each throws ConfigError naming what it expected.
 // `what` names the value in the message (e.g. "--link-rate").
-Time parse_time(std::string_view text, std::string_view what = "time");           // 1.5us, 250ns, 2ms, 3s, 10ps; plain number = seconds
-Bytes parse_bytes(std::string_view text, std::string_view what = "size");         // 32MiB, 4KB, 1G (=2^30), 8; plain number = bytes
-Bandwidth parse_bandwidth(std::string_view text, std::string_view what = "rate"); // 400Gbps, 400Gb/s, 50GB/s, 900 GB/s; plain number = bit/s
+Time parse_time(std::string_view text,
+                std::string_view what = "time");  // 1.5us, 250ns, 2ms, 3s, 10ps; plain number = seconds
+Bytes parse_bytes(std::string_view text,
+                  std::string_view what = "size");  // 32MiB, 4KB, 1G (=2^30), 8; plain number = bytes
+Bandwidth parse_bandwidth(std::string_view text,
+                          std::string_view what = "rate");  // 400Gbps, 400Gb/s, 50GB/s, 900 GB/s; plain number = bit/s
 
 }  // namespace weft

@@ -21,8 +21,8 @@ double scaled_step(Bandwidth at_25g, Bandwidth line) {
 bool ecn_mark(Bytes queued, Bytes kmin, Bytes kmax, double pmax, Rng& rng) {
   if (queued <= kmin) return false;
   if (queued > kmax) return true;  // also covers kmin == kmax (DCTCP's single threshold)
-  const double p = pmax * static_cast<double>(queued.count() - kmin.count()) /
-                   static_cast<double>(kmax.count() - kmin.count());
+  const double p =
+      pmax * static_cast<double>(queued.count() - kmin.count()) / static_cast<double>(kmax.count() - kmin.count());
   return rng.uniform01() < p;
 }
 
@@ -154,8 +154,8 @@ void DctcpWindow::on_ack(uint64_t acked, uint64_t marked) {
   if (total_acked_ < window_end_) return;
 
   const double g = config_->g;
-  const double fraction = window_acked_ == 0 ? 0.0
-                                             : static_cast<double>(window_marked_) / static_cast<double>(window_acked_);
+  const double fraction =
+      window_acked_ == 0 ? 0.0 : static_cast<double>(window_marked_) / static_cast<double>(window_acked_);
   alpha_ = (1.0 - g) * alpha_ + g * fraction;
   if (window_marked_ > 0) {
     const auto reduced = static_cast<uint64_t>(static_cast<double>(cwnd_) * (1.0 - alpha_ / 2.0));

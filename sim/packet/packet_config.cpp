@@ -3,9 +3,9 @@
 // the few values no source fixes.
 #include "sim/packet/packet_config.h"
 
+#include <fmt/format.h>
 #include <array>
 #include <cmath>
-#include <fmt/format.h>
 #include <string>
 
 #include "sim/core/errors.h"
@@ -44,10 +44,10 @@ DcqcnConfig nvidia_dcqcn() {
   // HAI = 50 bw/25 Mb/s) we read them as the 25 Gb/s point and scale with the line rate.
   d.rate_ai = mbps(5);
   d.rate_hai = mbps(50);
-  d.min_rate = mbps(1);                        // rpg_min_rate
-  d.initial_alpha = 1023.0 / 1024;             // initial_alpha_value, set at a flow's first CNP
-  d.cnp_interval = Time::us(4);                // min_time_between_cnps
-  d.rate_decrease_interval = Time::us(4);      // rate_reduce_monitor_period
+  d.min_rate = mbps(1);                    // rpg_min_rate
+  d.initial_alpha = 1023.0 / 1024;         // initial_alpha_value, set at a flow's first CNP
+  d.cnp_interval = Time::us(4);            // min_time_between_cnps
+  d.rate_decrease_interval = Time::us(4);  // rate_reduce_monitor_period
   return d;
 }
 
@@ -71,13 +71,13 @@ PacketConfig roce() {
   // Assumption: of the order of the microsecond-granularity RTO that fixes incast collapse
   // (Vasudevan et al., SIGCOMM'09); NIC ACK timeouts (4.096 us x 2^k, NCCL_IB_TIMEOUT) are far longer.
   c.lossy.rto = Time::ms(1);
-  c.lossy.ack_every = 16;                // assumption: coalesced ACKs (the HPCC fork ACKs every packet)
+  c.lossy.ack_every = 16;  // assumption: coalesced ACKs (the HPCC fork ACKs every packet)
   c.dctcp = {.g = 1.0 / 16, .initial_window = 10, .k_at_10g = Bytes(30'000)};  // see tcp()
   c.switches.buffer = Bytes(32'000'000);  // HPCC mix/config.txt BUFFER_SIZE 32 (MB)
   c.switches.scheduler = Scheduler::strict;
-  c.switches.dwrr_quantum = {};           // one MTU each
-  c.control_priority = 6;                 // NVIDIA cnp_802p_prio 6
-  c.queue_sample_interval = Time();       // off
+  c.switches.dwrr_quantum = {};      // one MTU each
+  c.control_priority = 6;            // NVIDIA cnp_802p_prio 6
+  c.queue_sample_interval = Time();  // off
   // Assumption: ~7 maximal pauses at 25 Gb/s (65535 quanta = 1.34 ms), 30 at 100 Gb/s: a healthy
   // fabric never stalls this long, a cyclic buffer dependency stalls forever.
   c.deadlock_timeout = Time::ms(10);
@@ -91,16 +91,16 @@ PacketConfig roce_paper() {
   // Kmin 5 KB, Kmax 200 KB, Pmax 1 % at 40 GbE [R in the reference; the DCQCN-validation repo runs 5/100 KB].
   c.ecn = {.enabled = true, .kmin_at_25g = Bytes(3'125), .kmax_at_25g = Bytes(125'000), .pmax = 0.01};
   DcqcnConfig& d = c.dcqcn;
-  d.g = 1.0 / 256;                       // htsim dcqcn fork, HPCC EWMA_GAIN 0.00390625
-  d.alpha_update_period = Time::us(55);  // K; htsim fork _cc_update_period
-  d.rate_increase_timer = Time::us(55);  // T; HPCC run.py "dcqcn_paper" t_inc
-  d.byte_counter = Bytes(10'000'000);    // B; htsim fork _B
-  d.fast_recovery_steps = 5;             // F; htsim fork _F, HPCC FastRecoveryTimes
-  d.rate_ai = mbps(25);                  // R_AI 40 Mb/s at 40 GbE
-  d.rate_hai = mbps(50);                 // not fixed by the paper: HPCC run.py HAI = 50 bw/25 Mb/s
-  d.min_rate = mbps(100);                // not in the paper: HPCC mix/config.txt MIN_RATE
-  d.initial_alpha = 1.0;                 // paper: alpha starts at 1
-  d.cnp_interval = Time::us(50);         // N; htsim fork _cnp_interval, Spirent CnpInterval 0.05 ms
+  d.g = 1.0 / 256;                          // htsim dcqcn fork, HPCC EWMA_GAIN 0.00390625
+  d.alpha_update_period = Time::us(55);     // K; htsim fork _cc_update_period
+  d.rate_increase_timer = Time::us(55);     // T; HPCC run.py "dcqcn_paper" t_inc
+  d.byte_counter = Bytes(10'000'000);       // B; htsim fork _B
+  d.fast_recovery_steps = 5;                // F; htsim fork _F, HPCC FastRecoveryTimes
+  d.rate_ai = mbps(25);                     // R_AI 40 Mb/s at 40 GbE
+  d.rate_hai = mbps(50);                    // not fixed by the paper: HPCC run.py HAI = 50 bw/25 Mb/s
+  d.min_rate = mbps(100);                   // not in the paper: HPCC mix/config.txt MIN_RATE
+  d.initial_alpha = 1.0;                    // paper: alpha starts at 1
+  d.cnp_interval = Time::us(50);            // N; htsim fork _cnp_interval, Spirent CnpInterval 0.05 ms
   d.rate_decrease_interval = Time::us(50);  // HPCC run.py "dcqcn_paper" t_dec: one cut per CNP
   return c;
 }
@@ -212,9 +212,10 @@ void check_pfc(const PfcConfig& p) {
     fail(fmt::format("packet.pfc.alpha: {} must be > 0 with the dynamic threshold", p.alpha));
   }
   if (!p.dynamic && p.xon_offset >= p.xoff) {
-    fail(fmt::format("packet.pfc: xon_offset ({} B) is not below xoff ({} B); need xon_offset < xoff with the "
-                     "static threshold",
-                     p.xon_offset.count(), p.xoff.count()));
+    fail(
+        fmt::format("packet.pfc: xon_offset ({} B) is not below xoff ({} B); need xon_offset < xoff with the "
+                    "static threshold",
+                    p.xon_offset.count(), p.xoff.count()));
   }
   if (p.quanta == 0) fail("packet.pfc.quanta: 0 is outside [1, 65535] (512 bit times each)");
 }

@@ -65,9 +65,10 @@ std::string PacketFabric::describe_stall() {
     std::string ring;
     for (LinkId l : cycle) ring += name(l) + " -> ";
     ring += name(cycle.front());
-    return fmt::format("packet fabric: PFC deadlock at {}: paused ports wait on each other in a cycle: {} "
-                       "(no packet moved for {} us)",
-                       engine_.now().microseconds(), ring, config_.deadlock_timeout.microseconds());
+    return fmt::format(
+        "packet fabric: PFC deadlock at {}: paused ports wait on each other in a cycle: {} "
+        "(no packet moved for {} us)",
+        engine_.now().microseconds(), ring, config_.deadlock_timeout.microseconds());
   }
   std::string waiting;
   int listed = 0;
@@ -77,10 +78,11 @@ std::string PacketFabric::describe_stall() {
       ++listed;
     }
   }
-  return fmt::format("packet fabric: stalled at {} us with {} packets in the network and {} of {} transfers "
-                     "unfinished; waiting ports: {}",
-                     engine_.now().microseconds(), in_network_, stats_.transfers_started - stats_.transfers_done,
-                     stats_.transfers_started, waiting.empty() ? "none" : waiting);
+  return fmt::format(
+      "packet fabric: stalled at {} us with {} packets in the network and {} of {} transfers "
+      "unfinished; waiting ports: {}",
+      engine_.now().microseconds(), in_network_, stats_.transfers_started - stats_.transfers_done,
+      stats_.transfers_started, waiting.empty() ? "none" : waiting);
 }
 
 void PacketFabric::run(Engine& engine) {

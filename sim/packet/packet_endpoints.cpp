@@ -1,8 +1,8 @@
 // Senders and receivers of the packet fabric (see packet_fabric.h): queue pairs that segment their
 // transfers and feed the first port of the path when it has room, DCQCN pacing or a DCTCP window,
 // and receivers that count bytes, acknowledge, NACK gaps and send CNPs.
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "sim/core/errors.h"
 #include "sim/core/rng.h"
@@ -42,7 +42,7 @@ uint32_t PacketFabric::start_flow(const Transfer& transfer, OnTransferDone on_do
   const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy);
   if (transfer.priority >= packet::kPriorities) {
     throw ConfigError(fmt::format("packet fabric: priority {} has no queue (expected 0 to {})", transfer.priority,
-                                 packet::kPriorities - 1));
+                                  packet::kPriorities - 1));
   }
   uint32_t f = new_flow();
   Flow& flow = flows_[f];
@@ -268,7 +268,8 @@ void PacketFabric::receive_data(uint32_t p) {
     // Selective repeat: keep what arrives; NACK each newly seen gap once, as a range.
     if (pkt.seq > flow.highest_seen) {
       uint32_t missing = pkt.seq - flow.highest_seen;
-      send_control(pkt.flow, Kind::nack, flow.highest_seen, static_cast<uint16_t>(std::min<uint32_t>(missing, UINT16_MAX)));
+      send_control(pkt.flow, Kind::nack, flow.highest_seen,
+                   static_cast<uint16_t>(std::min<uint32_t>(missing, UINT16_MAX)));
     }
     flow.highest_seen = std::max(flow.highest_seen, pkt.seq + 1);
     if (pkt.seq >= flow.expected && !flow.got[pkt.seq]) {
@@ -337,7 +338,8 @@ void PacketFabric::receive_control(uint32_t p) {
       go_back(pkt.flow, pkt.seq, pkt.echo);
       if (flow.window) flow.window->on_loss();
       break;
-    case Kind::data: break;
+    case Kind::data:
+      break;
   }
   wake_queue_pair(flow.queue_pair);
 }

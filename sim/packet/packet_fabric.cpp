@@ -1,8 +1,8 @@
 // Ports, forwarding and link-level flow control of the packet fabric (see packet_fabric.h).
 #include "sim/packet/packet_fabric.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "sim/core/errors.h"
 #include "sim/link_timeline.h"
@@ -71,15 +71,16 @@ void PacketFabric::build_ports() {
     p.control = control_of(link.kind);
     if (p.rate == 0) throw ConfigError(fmt::format("packet fabric: link {} has rate 0", l));
     if ((link.kind == LinkKind::ethernet || link.kind == LinkKind::infiniband) && (link.mtu < 256 || link.mtu > 4096)) {
-      throw ConfigError(fmt::format("packet fabric: link {} ({}) has MTU {} B; RDMA over {} carries 256 to 4096 B",
-                                    l, t.node(p.from).name, link.mtu,
+      throw ConfigError(fmt::format("packet fabric: link {} ({}) has MTU {} B; RDMA over {} carries 256 to 4096 B", l,
+                                    t.node(p.from).name, link.mtu,
                                     link.kind == LinkKind::ethernet ? "Ethernet" : "InfiniBand"));
     }
     if (p.control == Control::pfc) p.headroom = headroom_for(p, l);
     if (p.control == Control::credit) {
       // Credits for line rate: the credit loop (data one way, credits back) plus two packets.
       uint64_t largest = kLargestSegment + (kLargestSegment + p.mtu - 1) / p.mtu * p.header;
-      uint64_t loop = static_cast<uint64_t>(static_cast<uint128>(p.rate) * (2 * link.latency.ps()) / 8'000'000'000'000ULL);
+      uint64_t loop =
+          static_cast<uint64_t>(static_cast<uint128>(p.rate) * (2 * link.latency.ps()) / 8'000'000'000'000ULL);
       uint64_t credits = config_.credits.buffer_per_vl.count();
       if (credits == 0) credits = loop + 2 * largest;
       if (credits < largest) {
@@ -124,21 +125,23 @@ void PacketFabric::check_static_pfc_fits(const Topology& t) const {
 // frame, and a round trip of the cable at line rate (IEEE 802.1Qbb headroom terms).
 uint64_t PacketFabric::headroom_for(const Port& p, LinkId l) const {
   uint64_t frame = p.mtu + p.header;
-  uint64_t round_trip = static_cast<uint64_t>(static_cast<uint128>(p.rate) * (2 * p.latency.ps()) / 8'000'000'000'000ULL);
+  uint64_t round_trip =
+      static_cast<uint64_t>(static_cast<uint128>(p.rate) * (2 * p.latency.ps()) / 8'000'000'000'000ULL);
   uint64_t needed = 2 * frame + kPauseFrameBytes + round_trip;
   uint64_t given = config_.pfc.headroom.count();
   if (given == 0) return needed;
   if (given < needed) {
-    throw ConfigError(fmt::format("packet.pfc: headroom {} B is below what link {} needs ({} B: two {} B frames, a "
-                                  "pause frame and the {} B in flight over a round trip)",
-                                  given, l, needed, frame, round_trip));
+    throw ConfigError(
+        fmt::format("packet.pfc: headroom {} B is below what link {} needs ({} B: two {} B frames, a "
+                    "pause frame and the {} B in flight over a round trip)",
+                    given, l, needed, frame, round_trip));
   }
   return given;
 }
 
 uint32_t PacketFabric::wire_bytes(const Port& port, const Packet& p) const {
   if (p.kind != Kind::data) return std::max<uint32_t>(64, port.header + 4);  // + AETH; minimum frame
-  uint32_t packets_on_link = (p.payload + port.mtu - 1) / port.mtu;        // e.g. PCIe TLPs of MPS bytes
+  uint32_t packets_on_link = (p.payload + port.mtu - 1) / port.mtu;          // e.g. PCIe TLPs of MPS bytes
   return p.payload + std::max<uint32_t>(packets_on_link, 1) * port.header;
 }
 
@@ -269,7 +272,8 @@ void PacketFabric::try_send(uint32_t port_index) {
   // packets call try_send themselves).
   Time earliest = Time::max();
   for (int pr = 0; pr < packet::kPriorities; ++pr) {
-    if (!port.queue[pr].empty() && port.paused_until[pr] > engine_.now()) earliest = std::min(earliest, port.paused_until[pr]);
+    if (!port.queue[pr].empty() && port.paused_until[pr] > engine_.now())
+      earliest = std::min(earliest, port.paused_until[pr]);
   }
   if (earliest != Time::max()) schedule_wake(port_index, earliest);
 }
@@ -408,7 +412,8 @@ void PacketFabric::send_pause(LinkId link, uint8_t priority, bool pause) {
   Time arrival = engine_.now() + transmit_time(Bytes(kPauseFrameBytes), Bandwidth::bps(port.rate)) + port.latency;
   if (pause) {
     ++stats_.pause_frames;
-    engine_.schedule_at(engine_.now() + Time::ps(quanta.ps() / 2), [this, link, priority] { refresh_pause(link, priority); });
+    engine_.schedule_at(engine_.now() + Time::ps(quanta.ps() / 2),
+                        [this, link, priority] { refresh_pause(link, priority); });
   }
   engine_.schedule_at(arrival, [this, link, priority, pause, quanta] {
     pause_arrived(link, priority, pause ? engine_.now() + quanta : engine_.now());

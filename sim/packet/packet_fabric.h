@@ -63,15 +63,15 @@ class PacketFabric final : public Fabric {
     const Path* path = nullptr;
     TransferId flow_id = 0;  // the flow's id: its slot may be reused once it is finished
     uint32_t flow = 0;
-    uint32_t seq = 0;        // data: packet number in its flow; ack/nack: the receiver's next expected
-    uint32_t payload = 0;    // bytes (data); 0 for control packets
-    uint32_t charged = 0;    // bytes held in the current node's buffer / credits taken
-    LinkId in_link = 0;      // the link it arrived on (valid when hop > 0)
-    uint16_t hop = 0;        // index in path->links of the link it is queued for or crossing
-    uint16_t echo = 0;       // ack: ECN-marked packets acknowledged since the previous ack
+    uint32_t seq = 0;      // data: packet number in its flow; ack/nack: the receiver's next expected
+    uint32_t payload = 0;  // bytes (data); 0 for control packets
+    uint32_t charged = 0;  // bytes held in the current node's buffer / credits taken
+    LinkId in_link = 0;    // the link it arrived on (valid when hop > 0)
+    uint16_t hop = 0;      // index in path->links of the link it is queued for or crossing
+    uint16_t echo = 0;     // ack: ECN-marked packets acknowledged since the previous ack
     Kind kind = Kind::data;
     uint8_t priority = 0;
-    bool ecn = false;        // congestion experienced
+    bool ecn = false;  // congestion experienced
   };
 
   // A FIFO of packet indices (ring buffer, grows by doubling).
@@ -92,30 +92,30 @@ class PacketFabric final : public Fabric {
     LinkId link = 0;
     NodeIndex from = 0;
     NodeIndex to = 0;
-    uint64_t rate = 0;     // bit/s
+    uint64_t rate = 0;  // bit/s
     Time latency;
     uint32_t mtu = 0;
     uint16_t header = 0;
     Control control = Control::credit;
-    uint64_t headroom = 0;      // PFC: bytes accepted above XOFF (in flight when the pause left)
+    uint64_t headroom = 0;  // PFC: bytes accepted above XOFF (in flight when the pause left)
     bool busy = false;
     bool wake_pending = false;  // a wake-up (pause expiry, pacing) is scheduled
     Time wake_at;
-    uint8_t rr = 0;             // DWRR: priority whose turn it is
+    uint8_t rr = 0;  // DWRR: priority whose turn it is
     std::array<PacketQueue, packet::kPriorities> queue;
     std::array<uint64_t, packet::kPriorities> queued{};    // bytes
-    std::array<int64_t, packet::kPriorities> credits{};     // credit links: bytes the receiver can take
-    std::array<int64_t, packet::kPriorities> deficit{};     // DWRR
-    std::array<Time, packet::kPriorities> paused_until{};   // PFC: set by the downstream node's pauses
+    std::array<int64_t, packet::kPriorities> credits{};    // credit links: bytes the receiver can take
+    std::array<int64_t, packet::kPriorities> deficit{};    // DWRR
+    std::array<Time, packet::kPriorities> paused_until{};  // PFC: set by the downstream node's pauses
     std::array<Time, packet::kPriorities> paused_since{};
     // Ingress side of this link at `to` (PFC): bytes buffered that arrived over it, and whether
     // `to` has paused this port.
     std::array<uint64_t, packet::kPriorities> ingress{};
     std::array<bool, packet::kPriorities> pausing{};
     std::array<uint64_t, packet::kPriorities> pause_level{};  // ingress bytes when the pause left
-    uint8_t nonempty = 0;           // bit p set when queue[p] holds packets
-    LinkStats counters;             // per-link summary (link_stats)
-    std::vector<uint32_t> feeders;  // queue pairs whose packets start on this port
+    uint8_t nonempty = 0;                                     // bit p set when queue[p] holds packets
+    LinkStats counters;                                       // per-link summary (link_stats)
+    std::vector<uint32_t> feeders;                            // queue pairs whose packets start on this port
     uint32_t next_feeder = 0;
   };
 
@@ -126,43 +126,43 @@ class PacketFabric final : public Fabric {
     const Path* path = nullptr;
     const PathSet* spray = nullptr;  // per-packet path choices (adaptive routing)
     uint32_t queue_pair = 0;
-    uint32_t segment = 0;            // payload bytes per packet
+    uint32_t segment = 0;  // payload bytes per packet
     uint32_t packets = 0;
-    uint32_t next_seq = 0;           // sender: next packet to send
-    uint32_t acked = 0;              // sender: packets acknowledged (lossy / dctcp)
-    uint32_t expected = 0;           // receiver: next in-order packet
-    uint32_t received = 0;           // receiver: distinct packets received
-    uint32_t since_ack = 0;          // receiver: packets since the last ack
-    uint32_t echo = 0;               // receiver: ECN-marked packets since the last ack
-    uint32_t nacked = UINT32_MAX;    // receiver: the expected seq last NACKed
+    uint32_t next_seq = 0;         // sender: next packet to send
+    uint32_t acked = 0;            // sender: packets acknowledged (lossy / dctcp)
+    uint32_t expected = 0;         // receiver: next in-order packet
+    uint32_t received = 0;         // receiver: distinct packets received
+    uint32_t since_ack = 0;        // receiver: packets since the last ack
+    uint32_t echo = 0;             // receiver: ECN-marked packets since the last ack
+    uint32_t nacked = UINT32_MAX;  // receiver: the expected seq last NACKed
     Time start;
-    Time next_send;                  // pacing
+    Time next_send;  // pacing
     Time rto_deadline;
     bool rto_armed = false;
-    bool reliable = false;           // needs acks: some link on the path may drop, or DCTCP
-    bool sender_done = false;        // every packet sent (and, when reliable, acknowledged)
-    bool receiver_done = false;      // every byte arrived
-    uint32_t highest_sent = 0;       // packets sent at least once (to count retransmissions)
-    std::vector<bool> got;           // receiver, selective repeat: packets held
-    std::deque<uint32_t> resend;     // sender, selective repeat: packets to send again
-    std::vector<bool> to_resend;     // sender, selective repeat: listed in `resend`
-    uint32_t highest_seen = 0;       // receiver, selective repeat: one past the highest seq seen
+    bool reliable = false;        // needs acks: some link on the path may drop, or DCTCP
+    bool sender_done = false;     // every packet sent (and, when reliable, acknowledged)
+    bool receiver_done = false;   // every byte arrived
+    uint32_t highest_sent = 0;    // packets sent at least once (to count retransmissions)
+    std::vector<bool> got;        // receiver, selective repeat: packets held
+    std::deque<uint32_t> resend;  // sender, selective repeat: packets to send again
+    std::vector<bool> to_resend;  // sender, selective repeat: listed in `resend`
+    uint32_t highest_seen = 0;    // receiver, selective repeat: one past the highest seq seen
     std::unique_ptr<packet::DcqcnSender> dcqcn;
     std::unique_ptr<packet::CnpLimiter> cnp;
     std::unique_ptr<packet::DctcpWindow> window;
-    int32_t stripe = -1;             // a source's share of a group stripe: arrivals feed the switch
+    int32_t stripe = -1;  // a source's share of a group stripe: arrivals feed the switch
   };
 
   // One switch's part of a group transfer.
   struct Stripe {
     NodeIndex via = 0;
     uint32_t sources = 0;
-    std::vector<uint16_t> arrived;   // per packet: sources whose copy reached the switch
-    std::vector<uint32_t> down;      // flows from the switch to each destination
+    std::vector<uint16_t> arrived;  // per packet: sources whose copy reached the switch
+    std::vector<uint32_t> down;     // flows from the switch to each destination
     uint32_t group = 0;
   };
   struct GroupState {
-    uint32_t pending = 0;            // destination flows still receiving
+    uint32_t pending = 0;  // destination flows still receiving
     OnTransferDone on_done;
   };
 
@@ -239,11 +239,11 @@ class PacketFabric final : public Fabric {
   packet::PacketConfig config_;
   bool check_;
   Rng rng_;
-  std::vector<Port> ports_;                     // by LinkId
+  std::vector<Port> ports_;  // by LinkId
   LinkTimeline* timeline_ = nullptr;
-  std::vector<uint64_t> buffer_used_;           // by node: bytes in its shared buffer
-  std::vector<uint64_t> buffer_size_;           // by node
-  std::deque<Packet> packets_;                   // deques: references stay valid as they grow
+  std::vector<uint64_t> buffer_used_;  // by node: bytes in its shared buffer
+  std::vector<uint64_t> buffer_size_;  // by node
+  std::deque<Packet> packets_;         // deques: references stay valid as they grow
   std::vector<uint32_t> free_packets_;
   std::deque<Flow> flows_;
   std::vector<uint32_t> free_flows_;
@@ -262,10 +262,10 @@ class PacketFabric final : public Fabric {
   std::deque<GroupState> groups_;
   FabricStats stats_;
   TransferId next_id_ = 0;
-  uint64_t in_network_ = 0;   // packets queued or on a wire
+  uint64_t in_network_ = 0;  // packets queued or on a wire
   Time last_progress_;
   bool watchdog_armed_ = false;
-  bool sampling_ = false;     // a queue-sampling event is pending
+  bool sampling_ = false;  // a queue-sampling event is pending
 };
 
 }  // namespace weft

@@ -1,9 +1,9 @@
 // Tree, all-to-all, send/recv and MPI-style algorithms: shape, bytes per rank and simulated time
 // against closed forms.
+#include <fmt/format.h>
 #include <algorithm>
 #include <bit>
 #include <catch2/catch.hpp>
-#include <fmt/format.h>
 #include <numeric>
 
 #include "collectives/all_to_all.h"

@@ -1,8 +1,8 @@
 // The packet-level fabric against closed forms and the phenomena it must reproduce (PFC, ECN and
 // DCQCN, credits, drops and retransmission, deadlock), and against the flow fabric.
-#include <catch2/catch.hpp>
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
+#include <catch2/catch.hpp>
 #include <memory>
 
 #include "collectives/ring.h"
@@ -11,10 +11,10 @@
 #include "sim/core/rng.h"
 #include "sim/fabric_registry.h"
 #include "sim/packet/packet_fabric.h"
+#include "tests/one_gpu_hosts.h"
 #include "topologies/builders.h"
 #include "topologies/catalogue/links.h"
 #include "topologies/clusters.h"
-#include "tests/one_gpu_hosts.h"
 
 using namespace weft;
 
@@ -179,8 +179,8 @@ TEST_CASE("packet: PFC spreads congestion to a victim; DCQCN lets it recover", "
   Run recovered = run_flows(t, flows, config);
   const double ideal = 10e6 * 8 / (100e9 * 4096 / 4178);
   CHECK(spread.stats.pause_frames > 0);
-  CHECK(seconds(spread.finish[2]) > 1.5 * ideal);       // held back by pauses meant for r's senders
-  CHECK(recovered.finish[2] < spread.finish[2]);         // DCQCN slows a and b before PFC must act
+  CHECK(seconds(spread.finish[2]) > 1.5 * ideal);  // held back by pauses meant for r's senders
+  CHECK(recovered.finish[2] < spread.finish[2]);   // DCQCN slows a and b before PFC must act
   CHECK(recovered.stats.pause_frames < spread.stats.pause_frames);
 }
 
@@ -282,7 +282,8 @@ TEST_CASE("packet: bad input is a ConfigError naming what is wrong", "[packet]")
   jumbo.mtu = 9000;
   Topology big = single_switch(2, jumbo);
   Router big_router(big, 1);
-  CHECK_THROWS_WITH(PacketFabric(engine, big_router, recorder, packet::packet_profile("roce")), Catch::Contains("MTU 9000"));
+  CHECK_THROWS_WITH(PacketFabric(engine, big_router, recorder, packet::packet_profile("roce")),
+                    Catch::Contains("MTU 9000"));
   PacketFabric fabric(engine, router, recorder, packet::packet_profile("roce"));
   CHECK_THROWS_WITH(fabric.start({t.gpus()[0], t.gpus()[1], Bytes(1), 9, 0, 0}, [] {}), Catch::Contains("priority 9"));
 }

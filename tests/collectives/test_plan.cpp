@@ -70,7 +70,8 @@ TEST_CASE("plan: protocols change the wire bytes (LL x2, LL128 x128/120)", "[pla
     o.overrides.protocol = proto;
     o.overrides.min_channels = o.overrides.max_channels = 1;
     uint64_t total = 0;
-    for (uint64_t b : bytes_sent_by_rank(plan_collective(CollectiveOp::all_reduce, Bytes(1 << 20), t, spec, o).schedule)) {
+    for (uint64_t b :
+         bytes_sent_by_rank(plan_collective(CollectiveOp::all_reduce, Bytes(1 << 20), t, spec, o).schedule)) {
       total += b;
     }
     return total;

@@ -1,6 +1,6 @@
 // Validation: ring collectives against their closed forms on both fabrics.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include "collectives/ring.h"
 #include "collectives/simulate.h"

@@ -1,7 +1,7 @@
 // NCCL's cost model and tuner (collectives/nccl_model.h, collectives/tuner.h). Expected values are
 // derived by hand from shared/reference/nccl_model.md (§n) in the comments beside them.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include "collectives/tuner.h"
 #include "sim/core/errors.h"
@@ -158,9 +158,9 @@ TEST_CASE("tuner: all-gather never picks Tree; broadcast is Ring only", "[tuner]
     }
   }
   TunerInput in = dgx_h100(2, CollectiveOp::all_gather, kMiB);
-  CHECK_THROWS_WITH(tune(in, {.algorithm = Algorithm::tree}),
-                    Catch::Contains("Tree does not run all_gather") &&
-                        Catch::Contains("available for all_gather here: Ring"));
+  CHECK_THROWS_WITH(
+      tune(in, {.algorithm = Algorithm::tree}),
+      Catch::Contains("Tree does not run all_gather") && Catch::Contains("available for all_gather here: Ring"));
 }
 
 TEST_CASE("tuner: NCCL_ALGO / NCCL_PROTO / channel overrides are honoured", "[tuner]") {
@@ -168,7 +168,7 @@ TEST_CASE("tuner: NCCL_ALGO / NCCL_PROTO / channel overrides are honoured", "[tu
   Choice forced = tune(in, {.algorithm = Algorithm::ring, .protocol = Protocol::simple});
   CHECK(forced.algorithm == Algorithm::ring);
   CHECK(forced.protocol == Protocol::simple);
-  CHECK(forced.predicted_us == Approx(56.0));  // 8.4 + 14 x 3.4 (§10)
+  CHECK(forced.predicted_us == Approx(56.0));                                    // 8.4 + 14 x 3.4 (§10)
   CHECK(tune(in, {.protocol = Protocol::simple}).algorithm == Algorithm::nvls);  // 25 us beats Ring/Simple 56
   CHECK(tune(in, {.algorithm = Algorithm::tree}).protocol == Protocol::ll);
 
@@ -188,9 +188,9 @@ TEST_CASE("tuner: NCCL_ALGO / NCCL_PROTO / channel overrides are honoured", "[tu
 TEST_CASE("tuner: overrides the system cannot run are errors naming what is missing", "[tuner]") {
   ClusterSpec a100 = system_spec("dgx-a100");
   TunerInput in = describe_for_tuner(a100, CollectiveOp::all_reduce, Bytes(kMiB));
-  CHECK_THROWS_WITH(tune(in, {.algorithm = Algorithm::nvls}),
-                    Catch::Contains("NVSwitch generation 3") &&
-                        Catch::Contains("available for all_reduce here: Ring, Tree"));
+  CHECK_THROWS_WITH(
+      tune(in, {.algorithm = Algorithm::nvls}),
+      Catch::Contains("NVSwitch generation 3") && Catch::Contains("available for all_reduce here: Ring, Tree"));
   TunerInput h100 = dgx_h100(2, CollectiveOp::all_reduce, kMiB);
   CHECK_THROWS_WITH(tune(h100, {.algorithm = Algorithm::collnet_direct}), Catch::Contains("SHARP"));
   CHECK_THROWS_WITH(tune(h100, {.algorithm = Algorithm::nvls}), Catch::Contains("CollNet (SHARP"));
@@ -289,7 +289,7 @@ TEST_CASE("tuner: describe_for_tuner from a built topology sees NVLS", "[tuner]"
   pcie.node.nvswitches = 0;
   TunerInput p = describe_for_tuner(pcie, CollectiveOp::all_reduce, Bytes(kMiB));
   CHECK(p.intra == IntraLink::pci);
-  CHECK(p.bw_intra_GBps == Approx(24.0));  // PCIe gen 4 x16: 16 x 120 / 80 (§5)
+  CHECK(p.bw_intra_GBps == Approx(24.0));                                      // PCIe gen 4 x16: 16 x 120 / 80 (§5)
   CHECK_FALSE(find(candidates(p), Algorithm::ring, Protocol::ll128).enabled);  // §7: LL128 needs NVLink
 }
 

@@ -8,12 +8,12 @@ using cost::PlanPoint;
 
 TEST_CASE("Plan search on hand-made points", "[cost]") {
   const std::vector<PlanPoint> p = {
-      {"A", Time::ms(10), 100},   // 0
-      {"B", Time::ms(8), 150},    // 1
-      {"C", Time::ms(12), 120},   // 2: dearer and slower than A
-      {"D", Time::ms(5), 400},    // 3
-      {"E", Time::ms(8), 150},    // 4: B again
-      {"F", Time::ms(4), 1000},   // 5
+      {"A", Time::ms(10), 100},  // 0
+      {"B", Time::ms(8), 150},   // 1
+      {"C", Time::ms(12), 120},  // 2: dearer and slower than A
+      {"D", Time::ms(5), 400},   // 3
+      {"E", Time::ms(8), 150},   // 4: B again
+      {"F", Time::ms(4), 1000},  // 5
   };
   // Frontier, cheapest first: A (100, 10 ms), B (150, 8 ms), D (400, 5 ms), F (1000, 4 ms).
   CHECK(cost::pareto_frontier(p) == std::vector<size_t>{0, 1, 3, 5});

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <random>
 
-#include "scenarios/compute_profile_reader.h"
 #include "executor/calibrate.h"
 #include "executor/compare.h"
+#include "scenarios/compute_profile_reader.h"
 #include "sim/core/errors.h"
 #include "workloads/compute_model.h"
 
@@ -77,8 +77,10 @@ TEST_CASE("a series with two regimes splits where one line cannot follow it", "[
   // Up to 512 KiB: 20 us + 10 GB/s (cache-resident); from 1 MiB: 100 us + 1 GB/s (memory-bound).
   Measured m = synthetic(20.0, 10.0, 3);
   for (MeasuredOp& o : m.ops) {
-    if (o.op.bytes >= (1u << 20)) o.end_us[0] = 100.0 + static_cast<double>(o.op.bytes) / 1e3;
-    else if (o.id % 7 == 3) o.end_us[0] = 20.0 + static_cast<double>(o.op.bytes) / 1e4;  // no outliers here
+    if (o.op.bytes >= (1u << 20))
+      o.end_us[0] = 100.0 + static_cast<double>(o.op.bytes) / 1e3;
+    else if (o.id % 7 == 3)
+      o.end_us[0] = 20.0 + static_cast<double>(o.op.bytes) / 1e4;  // no outliers here
   }
   const Calibration c = calibrate(std::span<const Measured>(&m, 1));
   REQUIRE(c.profile.series.size() == 2);

@@ -1,5 +1,5 @@
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <memory>
 #include <vector>
 
@@ -133,7 +133,9 @@ TEST_CASE("the flow fabric is deterministic", "[flow]") {
 TEST_CASE("zero-byte and self transfers complete", "[flow]") {
   Bench b(single_switch(2, link(100, Time::us(1))));
   b.send(0, 1, 0);
-  b.engine.schedule_at(Time(), [&] { b.fabric->start({b.topology.gpus()[0], b.topology.gpus()[0], Bytes(64)}, [] {}); });
+  b.engine.schedule_at(Time(), [&] {
+    b.fabric->start({b.topology.gpus()[0], b.topology.gpus()[0], Bytes(64)}, [] {});
+  });
   b.engine.run();
   REQUIRE(b.sink.transfers.size() == 2);
   CHECK(b.sink.transfers[0].end == Time());       // the self transfer: no links to cross
@@ -156,7 +158,7 @@ TEST_CASE("flow: a sender's own rate limit is a private link in the max-min solv
     fabric->start({t.gpus()[2], t.gpus()[0], Bytes(10'000'000), 0, 2, 0}, [&] { b_done = engine.now(); });
     fabric->run(engine);
     INFO(model);
-    CHECK(a_done.seconds() == Approx(1e-3).epsilon(0.01));  // 2.5 MB at 20 Gb/s
+    CHECK(a_done.seconds() == Approx(1e-3).epsilon(0.01));                                  // 2.5 MB at 20 Gb/s
     if (model != "analytic") CHECK(b_done.seconds() == Approx(1e-3 + 2e-6).epsilon(0.02));  // 80 Gb/s
   }
 }

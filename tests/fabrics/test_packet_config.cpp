@@ -170,7 +170,7 @@ TEST_CASE("DCQCN: alpha decays by (1 - g)^n over n periods without a CNP", "[pac
   CHECK(s.rate(Time::ms(100)).bps() == kLine.bps());
   CHECK(s.alpha() == cfg.initial_alpha);
   const Time t0 = Time::ms(100);
-  s.on_cnp(t0);  // alpha 1 -> (1 - g) 1 + g = 1, Rc = 50 G
+  s.on_cnp(t0);                                       // alpha 1 -> (1 - g) 1 + g = 1, Rc = 50 G
   const double alpha_n = std::pow(1.0 - cfg.g, 100);  // (255/256)^100 = 0.6765
   s.rate(t0 + k * 100);
   CHECK(s.alpha() == Approx(alpha_n).epsilon(1e-12));

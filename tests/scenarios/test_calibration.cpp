@@ -1,14 +1,14 @@
 // Measured fits (weft calibrate's PROFILE.network.yaml) in simulations: the regime lookup in closed
 // form, and a scenario's `calibration:` timing the collectives whose series was measured.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include "scenarios/network_calibration_reader.h"
 #include "collectives/network_calibration.h"
+#include "scenarios/network_calibration_reader.h"
 #include "scenarios/run_scenario.h"
 #include "scenarios/scenario.h"
 #include "sim/core/errors.h"
@@ -24,7 +24,8 @@ std::string network_profile() {
   for (const char* algorithm : {"ring", "tree"}) {
     for (const char* protocol : {"ll", "ll128", "simple"}) {
       out += fmt::format(
-          "  - {{kind: collective, op: all_reduce, ranks: 2, algorithm: {0}, protocol: {1}, link: intra, from_bytes: 0, "
+          "  - {{kind: collective, op: all_reduce, ranks: 2, algorithm: {0}, protocol: {1}, link: intra, from_bytes: "
+          "0, "
           "alpha_us: 10, beta_GBps: 5}}\n"
           "  - {{kind: collective, op: all_reduce, ranks: 2, algorithm: {0}, protocol: {1}, link: intra, "
           "from_bytes: 1048576, alpha_us: 30, beta_GBps: 20}}\n",
@@ -43,7 +44,8 @@ std::filesystem::path write(const std::string& name, const std::string& text) {
 }  // namespace
 
 TEST_CASE("Calibration: the regime that holds at a size gives alpha + bytes / beta", "[unit]") {
-  const NetworkCalibration c = load_network_calibration(write("weft_cal_unit.network.yaml", network_profile()).string());
+  const NetworkCalibration c =
+      load_network_calibration(write("weft_cal_unit.network.yaml", network_profile()).string());
   // 64 KiB: 10 us + 65,536 B / 5e9 B/s = 10 + 13.1072 = 23.1072 us.
   CHECK(c.time("collective", "all_reduce", 2, "ring", "simple", "intra", 65536) == Time::ps(23'107'200));
   // 4 MiB: 30 us + 4,194,304 / 20e9 = 30 + 209.7152 = 239.7152 us.
@@ -56,10 +58,11 @@ TEST_CASE("Calibration: the regime that holds at a size gives alpha + bytes / be
 
 TEST_CASE("Calibration: a scenario's calibration: times the measured collectives by their fits", "[unit]") {
   write("weft_cal_run.network.yaml", network_profile());
-  const std::string scenario = "name: calibrated\nsystem: {name: pcie-3090x8-nvlink, nodes: 1}\nworkload:\n"
-                               "  model: {name: gpt-2-124m, layers: 2}\n  parallel: {tp: 2}\n"
-                               "  batch: {global: 4, micro: 1}\n  seq_len: 512\n"
-                               "  calibration: weft_cal_run.network.yaml\n";
+  const std::string scenario =
+      "name: calibrated\nsystem: {name: pcie-3090x8-nvlink, nodes: 1}\nworkload:\n"
+      "  model: {name: gpt-2-124m, layers: 2}\n  parallel: {tp: 2}\n"
+      "  batch: {global: 4, micro: 1}\n  seq_len: 512\n"
+      "  calibration: weft_cal_run.network.yaml\n";
   const auto path = write("weft_cal_run.yaml", scenario);
   const ScenarioResult r = run_scenario(load_scenario_file(path.string()));
   size_t calibrated = 0;

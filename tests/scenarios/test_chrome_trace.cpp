@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "scenarios/chrome_trace.h"
-#include "tests/small_model.h"
 #include "scenarios/output_files.h"
+#include "tests/small_model.h"
 #include "topologies/catalogue/gpus.h"
 #include "topologies/systems.h"
 #include "workloads/training.h"

@@ -136,8 +136,9 @@ TEST_CASE("A scenario's quotes win over the bundled prices", "[cost]") {
 }
 
 TEST_CASE("Bad cost sections say where and what was expected", "[cost]") {
-  CHECK_THROWS_WITH(settings("cost:\n  prices:\n    gpus:\n      rtx-3090: 1\n"),
-                    Contains("test.yaml:4:7: cost.prices.gpus: no price category 'gpus'") && Contains("did you mean 'gpu'"));
+  CHECK_THROWS_WITH(
+      settings("cost:\n  prices:\n    gpus:\n      rtx-3090: 1\n"),
+      Contains("test.yaml:4:7: cost.prices.gpus: no price category 'gpus'") && Contains("did you mean 'gpu'"));
   CHECK_THROWS_WITH(settings("cost:\n  prices:\n    gpu:\n      rtx-3091: 1\n"),
                     Contains("test.yaml:4:17: cost.prices.gpu.rtx-3091: no GPU 'rtx-3091'"));
   CHECK_THROWS_WITH(settings("cost:\n  prices:\n    switch:\n      ib-400g: 1\n"),

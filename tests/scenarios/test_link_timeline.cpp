@@ -35,9 +35,9 @@ TEST_CASE("LinkTimeline: bytes spread evenly over their interval", "[unit]") {
 
 TEST_CASE("LinkTimeline: bins double when the run outgrows them, totals conserved", "[unit]") {
   LinkTimeline t(1, 4, Time::us(1));
-  t.add(0, Time(), Time::ns(500), 400);                  // bin 0 of 1 us
-  t.add(0, Time::us(3), Time::us(4), 100);               // bin 3
-  t.add(0, Time::us(9), Time::us(9), 50);                // 9 us >= 4 x 1 us and 4 x 2 us: width 4 us
+  t.add(0, Time(), Time::ns(500), 400);     // bin 0 of 1 us
+  t.add(0, Time::us(3), Time::us(4), 100);  // bin 3
+  t.add(0, Time::us(9), Time::us(9), 50);   // 9 us >= 4 x 1 us and 4 x 2 us: width 4 us
   CHECK(t.bin_width() == Time::us(4));
   // Bins of 4 us: [0, 4) holds 400 + 100; [4, 8) nothing; [8, 12) the 50.
   CHECK(t.bytes(0) == std::vector<double>{500, 0, 50});
@@ -79,7 +79,8 @@ TEST_CASE("Replay: link series of the busiest links, and their counters in the C
     CHECK(sum(l.utilisation) > 0);
     for (double u : l.utilisation) CHECK((u >= 0 && u <= 1));
     // The bins cover the step and no more than one bin past it.
-    CHECK(static_cast<double>(l.utilisation.size()) * r.link_bin.seconds() <= r.step_time.seconds() + r.link_bin.seconds());
+    CHECK(static_cast<double>(l.utilisation.size()) * r.link_bin.seconds() <=
+          r.step_time.seconds() + r.link_bin.seconds());
   }
   const nlohmann::json trace = nlohmann::json::parse(chrome_trace(w, r));
   size_t counters = 0;

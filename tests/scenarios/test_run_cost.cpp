@@ -61,7 +61,8 @@ TEST_CASE("Cost: a price in the scenario's cost: section wins over the bundled b
 TEST_CASE("Cost: bad cost: keys are errors with file:line:column; a plan grid is read", "[unit]") {
   CHECK_THROWS_WITH(load_scenario_text(scenario("cost:\n  prices:\n    gpu:\n      rtx-9999: 1\n"), "c.yaml"),
                     Catch::Contains("c.yaml:12:") && Catch::Contains("rtx-9999"));
-  const Scenario s = load_scenario_text(scenario("plan:\n  grid:\n    system.node.nic: [eth-25g, eth-100g]\n"), "c.yaml");
+  const Scenario s =
+      load_scenario_text(scenario("plan:\n  grid:\n    system.node.nic: [eth-25g, eth-100g]\n"), "c.yaml");
   REQUIRE(s.plan_grid.size() == 1);
   CHECK(s.plan_grid[0].key == "system.node.nic");
   CHECK(s.plan_grid[0].values == std::vector<std::string>{"eth-25g", "eth-100g"});

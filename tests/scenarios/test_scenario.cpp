@@ -90,7 +90,8 @@ TEST_CASE("bad scenarios name file, line, column, key and what was expected", "[
   // A bad unit: line and column of the value, the key, and an example of what is expected.
   std::string unit = error_of(with("100Gbps", "100 Gbits"));
   CHECK_THAT(unit, Catch::StartsWith("bad.yaml:8:11:") && Catch::Contains("rate") && Catch::Contains("400Gbps"));
-  CHECK_THAT(error_of(with("op: all_reduce", "op: all_reduse")), Catch::StartsWith("bad.yaml:12:11:") && Catch::Contains("all_gather"));
+  CHECK_THAT(error_of(with("op: all_reduce", "op: all_reduse")),
+             Catch::StartsWith("bad.yaml:12:11:") && Catch::Contains("all_gather"));
   CHECK_THAT(error_of(with("root: 3", "root: 4")), Catch::Contains("root") && Catch::Contains("below 4"));
   CHECK_THAT(error_of(with("ranks: 4", "ranks: four")), Catch::Contains("ranks") && Catch::Contains("whole number"));
   CHECK_THAT(error_of(with("fabric: analytic", "fabric: nosuch")),
@@ -135,8 +136,10 @@ TEST_CASE("a catalogue system in a scenario, with fields overridden", "[scenario
     }
     return std::string("no error");
   };
-  CHECK_THAT(error_of("dgx-h100", "dgx-h1000"), Catch::StartsWith("catalogue.yaml:2:9:") && Catch::Contains("dgx-h100"));
-  CHECK_THAT(error_of("nics: 4", "nics: many"), Catch::StartsWith("catalogue.yaml:5:11:") && Catch::Contains("whole number"));
+  CHECK_THAT(error_of("dgx-h100", "dgx-h1000"),
+             Catch::StartsWith("catalogue.yaml:2:9:") && Catch::Contains("dgx-h100"));
+  CHECK_THAT(error_of("nics: 4", "nics: many"),
+             Catch::StartsWith("catalogue.yaml:5:11:") && Catch::Contains("whole number"));
   CHECK_THAT(error_of("technology: roce", "technology: carrier-pigeon"), Catch::StartsWith("catalogue.yaml:7:17:"));
   CHECK_THAT(error_of("nodes: 3", "nodes: 0"), Catch::Contains("nodes"));
   CHECK_THAT(error_of("nodes: 3", "nodez: 3"), Catch::Contains("unknown key 'nodez'"));

@@ -4,10 +4,10 @@
 
 #include <map>
 
+#include "scenarios/scenario.h"
 #include "sim/core/errors.h"
 #include "tests/small_model.h"
 #include "topologies/catalogue/gpus.h"
-#include "scenarios/scenario.h"
 #include "topologies/systems.h"
 #include "workloads/replayer.h"
 #include "workloads/step_breakdown.h"
@@ -122,7 +122,8 @@ TEST_CASE("ZeRO-3 moves 1.5x the bytes of DDP", "[validation]") {
   // DDP's 2 S_l, the ZeRO paper's 1.5x. The embedding and output layer (S_o = 2 V h) are gathered
   // once per step (FSDP's root unit): 2 S_o, as DDP.
   const double layers = 4 * 12.0 * 1024 * 1024, outer = 2.0 * 1024 * 1024;
-  CHECK(wire(generate(z3)) / wire(generate(ddp)) == Approx((3 * layers + 2 * outer) / (2 * (layers + outer))).epsilon(1e-9));
+  CHECK(wire(generate(z3)) / wire(generate(ddp)) ==
+        Approx((3 * layers + 2 * outer) / (2 * (layers + outer))).epsilon(1e-9));
 }
 
 TEST_CASE("TP: four all-reduces of b*s*h per layer per micro-batch (six with recompute)", "[validation]") {
@@ -241,7 +242,8 @@ TEST_CASE("EP: dispatch and combine all-to-alls of T k h B x capacity, forward a
   // Expert gradients reduce over the expert-data-parallel group (8 / 4 = 2 ranks), dense ones over all 8.
   size_t expert_buckets = 0;
   for (const Op& o : w.programs[5].ops) {
-    if (o.kind == OpKind::collective && o.group == CommGroup::dp && w.communicators[o.comm].ranks.size() == 2) ++expert_buckets;
+    if (o.kind == OpKind::collective && o.group == CommGroup::dp && w.communicators[o.comm].ranks.size() == 2)
+      ++expert_buckets;
   }
   CHECK(expert_buckets > 0);
 }
@@ -269,6 +271,7 @@ compare:
   CHECK(s.compare[1].scenario->system.cluster.node.nvlink_bridges);
   CHECK(s.compare[1].scenario->training->spec.parallel.pp == 2);
   CHECK(s.compare[1].scenario->training->spec.parallel.dp == 4);  // 16 GPUs / (tp 2 x pp 2)
-  CHECK_THROWS_WITH(load_scenario_text(std::string(yaml) + "  - {name: bad, set: {workload.parallel.tp: 3}}\n", "t.yaml"),
-                    Catch::Contains("t.yaml:13:45:") && Catch::Contains("tp"));
+  CHECK_THROWS_WITH(
+      load_scenario_text(std::string(yaml) + "  - {name: bad, set: {workload.parallel.tp: 3}}\n", "t.yaml"),
+      Catch::Contains("t.yaml:13:45:") && Catch::Contains("tp"));
 }

@@ -149,8 +149,7 @@ TEST_CASE("catalogue lookups reject bad input with what is allowed", "[catalogue
   CHECK_THROWS_WITH(gpu("h100-smx"), Catch::Contains("unknown 'h100-smx'") && Catch::Contains("rtx-4090") &&
                                          Catch::Contains("did you mean 'h100-sxm'?"));
   CHECK_THROWS_WITH(nic("cx9"), Catch::Contains("cx7") && Catch::Contains("did you mean"));
-  CHECK_THROWS_WITH(infiniband("ndx"),
-                    Catch::Contains("edr, hdr, ndr, xdr") && Catch::Contains("did you mean 'ndr'?"));
+  CHECK_THROWS_WITH(infiniband("ndx"), Catch::Contains("edr, hdr, ndr, xdr") && Catch::Contains("did you mean 'ndr'?"));
   CHECK_THROWS_WITH(ethernet(37), Catch::Contains("37") && Catch::Contains("400"));
   CHECK_THROWS_AS(ethernet_link(100, 1500), ConfigError);
   CHECK_THROWS_AS(infiniband_link("hdr", -1), ConfigError);

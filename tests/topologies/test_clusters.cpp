@@ -1,15 +1,15 @@
 // Cluster builders, the system catalogue, topology metrics, and routing over real machines.
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <catch2/catch.hpp>
 #include <set>
 
 #include "sim/core/errors.h"
+#include "tests/one_gpu_hosts.h"
 #include "topologies/catalogue/links.h"
 #include "topologies/clusters.h"
 #include "topologies/metrics.h"
 #include "topologies/routing.h"
 #include "topologies/systems.h"
-#include "tests/one_gpu_hosts.h"
 
 using namespace weft;
 
@@ -227,10 +227,9 @@ TEST_CASE("network link specs follow the catalogue: rates, headers, switch laten
     CHECK(p.rate == Bandwidth::gbps(400));
     CHECK(p.header_bytes == 26);  // LRH 8 + BTH 12 + ICRC 4 + VCRC 2
     bool into_switch = t.node(t.link_target(l)).kind == NodeKind::network_switch;
-    Time cable = lat.cable_per_metre * (t.node(t.link_source(l)).kind == NodeKind::nic ||
-                                                t.node(t.link_target(l)).kind == NodeKind::nic
-                                            ? 3
-                                            : 30);
+    Time cable =
+        lat.cable_per_metre *
+        (t.node(t.link_source(l)).kind == NodeKind::nic || t.node(t.link_target(l)).kind == NodeKind::nic ? 3 : 30);
     CHECK(p.latency == cable + (into_switch ? lat.ib_switch : Time()));
     ++checked;
   }
@@ -253,7 +252,7 @@ TEST_CASE("next_hops: the equal-cost choices a packet-level switch sprays or ada
   r.next_hops(leaf0, leaf5, hops);
   CHECK(hops.size() == 32);  // every uplink leads to a spine one hop from leaf5
   r.next_hops(spine, leaf5, hops);
-  CHECK(hops.size() == 8);   // the spine's 8 parallel cables down to leaf5
+  CHECK(hops.size() == 8);  // the spine's 8 parallel cables down to leaf5
   r.next_hops(leaf5, leaf5, hops);
   CHECK(hops.empty());
   CHECK(to_string(r.options().policy) == "spray");

@@ -257,7 +257,7 @@ TEST_CASE("GB200 NVL72: 18 trays of 4 GPUs, every GPU on each of the 18 NVSwitch
   s.nvswitch_generation = 4;
   s.nvswitches = 18;
   s.nic = "cx7";
-  s.nics = 4;  // per tray, one per GPU
+  s.nics = 4;                  // per tray, one per GPU
   s.gpus_per_pcie_switch = 0;  // GPUs and NICs straight on the two Grace CPUs of the tray
   Built b = build(s, 10, 2);
   const Topology& t = b.t;

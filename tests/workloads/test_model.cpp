@@ -194,8 +194,8 @@ TEST_CASE("materialised attention scores and fp8 casts through HBM", "[model]") 
   CHECK(unfused.scores == Approx(1.3086e9).epsilon(1e-4));
   // fp8 (attention and tensors stay 2-byte): 4 B per cast element (read 2, write fp8 + transpose).
   const LayerBytes fp8 = layer_forward_bytes(m, {.micro_batch = 1, .seq = 2048, .tp = 8, .fp8_gemm_inputs = true});
-  CHECK(fp8.casts_attention == Approx(4 * s * h / t));      // out-projection input: b s (a d)/t
-  CHECK(fp8.casts_mlp == Approx(4 * s * 4 * h / t));        // second MLP GEMM input: b s f/t
+  CHECK(fp8.casts_attention == Approx(4 * s * h / t));                     // out-projection input: b s (a d)/t
+  CHECK(fp8.casts_mlp == Approx(4 * s * 4 * h / t));                       // second MLP GEMM input: b s f/t
   CHECK(fp8.casts_attention_backward == Approx(4 * s * (3 * h / t + h)));  // dQKV, d(out-proj output)
   CHECK(fp8.casts_mlp_backward == Approx(4 * s * (4 * h / t + h)));        // d(fc1 output), d(fc2 output)
   CHECK(fp8.scores == 0);

@@ -3,11 +3,11 @@
 // recalled rather than checked.
 #include "topologies/catalogue/links.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
-#include <fmt/format.h>
 #include <vector>
 
 #include "sim/core/errors.h"
@@ -189,9 +189,8 @@ PcieLink pcie(int generation, int lanes, uint32_t max_payload) {
     throw ConfigError(fmt::format("pcie: {} lanes; expected 1, 2, 4, 8 or 16", lanes));
   }
   if (max_payload < 128 || max_payload > 4096 || !is_power_of_two(max_payload)) {
-    throw ConfigError(
-        fmt::format("pcie: max payload {} B; expected a power of two from 128 to 4096 (128, 256, ..., 4096)",
-                    max_payload));
+    throw ConfigError(fmt::format(
+        "pcie: max payload {} B; expected a power of two from 128 to 4096 (128, 256, ..., 4096)", max_payload));
   }
   PcieLink link;
   link.generation = generation;
@@ -226,8 +225,8 @@ const InfinibandSpeed& infiniband(std::string_view name) {
     if (iequals(s.name, name)) return s;
     known.push_back(s.name);
   }
-  throw ConfigError(fmt::format("infiniband: unknown speed '{}' (known: {}){}", name, join_names(known),
-                                did_you_mean(name, known)));
+  throw ConfigError(
+      fmt::format("infiniband: unknown speed '{}' (known: {}){}", name, join_names(known), did_you_mean(name, known)));
 }
 
 // Switch port-to-port latency is not included: the cluster builder adds latencies().ib_switch to the
@@ -246,8 +245,7 @@ std::span<const int> ethernet_speeds_gbps() { return kEthernetGbps; }
 
 Bandwidth ethernet(int gbps) {
   if (std::ranges::find(kEthernetGbps, gbps) == kEthernetGbps.end()) {
-    throw ConfigError(
-        fmt::format("ethernet: {} Gb/s; expected one of {} Gb/s", gbps, fmt::join(kEthernetGbps, ", ")));
+    throw ConfigError(fmt::format("ethernet: {} Gb/s; expected one of {} Gb/s", gbps, fmt::join(kEthernetGbps, ", ")));
   }
   return Bandwidth::gbps(static_cast<uint64_t>(gbps));
 }

@@ -14,12 +14,12 @@ namespace weft::catalogue {
 
 // One NVLink generation, per link and per direction.
 struct NvlinkGeneration {
-  int generation = 0;           // 2..5
-  Bandwidth link_rate;          // data rate per link per direction
-  int links_per_gpu = 0;        // on the flagship GPU of that generation
-  uint32_t payload_bytes = 0;   // payload per packet/flit group the overhead applies to
-  uint16_t header_bytes = 0;    // per-packet overhead on the wire (headers + CRC)
-  std::string_view first_gpu;   // e.g. "V100"
+  int generation = 0;          // 2..5
+  Bandwidth link_rate;         // data rate per link per direction
+  int links_per_gpu = 0;       // on the flagship GPU of that generation
+  uint32_t payload_bytes = 0;  // payload per packet/flit group the overhead applies to
+  uint16_t header_bytes = 0;   // per-packet overhead on the wire (headers + CRC)
+  std::string_view first_gpu;  // e.g. "V100"
 };
 std::span<const NvlinkGeneration> nvlink_generations();
 const NvlinkGeneration& nvlink(int generation);
@@ -28,11 +28,11 @@ const NvlinkGeneration& nvlink(int generation);
 LinkSpec nvlink_link(int generation, int links = 1);
 
 struct NvswitchGeneration {
-  int generation = 0;    // 1..4
-  int ports = 0;         // NVLink ports per switch chip
+  int generation = 0;  // 1..4
+  int ports = 0;       // NVLink ports per switch chip
   int nvlink_generation = 0;
-  bool reduces = false;  // in-switch reduction and multicast (NVLS), generation 3 and later
-  Time latency;          // port-to-port
+  bool reduces = false;           // in-switch reduction and multicast (NVLS), generation 3 and later
+  Time latency;                   // port-to-port
   std::string_view first_system;  // e.g. "DGX-2"
 };
 std::span<const NvswitchGeneration> nvswitch_generations();
@@ -40,13 +40,13 @@ const NvswitchGeneration& nvswitch(int generation);
 
 // One PCIe link of a generation and lane count, per direction.
 struct PcieLink {
-  int generation = 0;          // 3..6
-  int lanes = 0;               // 1, 2, 4, 8, 16
-  Bandwidth line_rate;         // GT/s x lanes, before encoding
-  Bandwidth data_rate;         // after 128b/130b (gen 3-5) or FLIT/FEC (gen 6)
-  uint32_t max_payload = 256;  // bytes per TLP (MPS)
-  uint16_t tlp_overhead = 0;   // bytes per TLP: framing, sequence, header, LCRC (+ DLLP share)
-  Bandwidth effective() const; // data_rate * max_payload / (max_payload + tlp_overhead)
+  int generation = 0;           // 3..6
+  int lanes = 0;                // 1, 2, 4, 8, 16
+  Bandwidth line_rate;          // GT/s x lanes, before encoding
+  Bandwidth data_rate;          // after 128b/130b (gen 3-5) or FLIT/FEC (gen 6)
+  uint32_t max_payload = 256;   // bytes per TLP (MPS)
+  uint16_t tlp_overhead = 0;    // bytes per TLP: framing, sequence, header, LCRC (+ DLLP share)
+  Bandwidth effective() const;  // data_rate * max_payload / (max_payload + tlp_overhead)
 };
 // Throws ConfigError for a generation outside 3..6, lanes not in {1,2,4,8,16}, or a max payload
 // that is not a power of two in 128..4096.
@@ -55,8 +55,8 @@ LinkSpec pcie_link(int generation, int lanes, uint32_t max_payload = 256);
 
 // InfiniBand 4x port speeds.
 struct InfinibandSpeed {
-  std::string_view name;   // "edr", "hdr", "ndr", "xdr"
-  Bandwidth data_rate;     // 4x port, per direction, after encoding
+  std::string_view name;  // "edr", "hdr", "ndr", "xdr"
+  Bandwidth data_rate;    // 4x port, per direction, after encoding
   double lane_signalling_gbps = 0;
   std::string_view encoding;
 };
@@ -76,16 +76,16 @@ LinkSpec ethernet_link(int gbps, uint32_t mtu = 4096, double cable_metres = 3);
 
 // Latencies of the parts a path crosses.
 struct Latencies {
-  Time ib_switch;             // port-to-port, InfiniBand (Quantum class)
-  Time ethernet_switch;       // port-to-port, shallow-buffer cut-through (Spectrum / Tomahawk class)
-  Time deep_buffer_switch;    // port-to-port, VOQ chassis (Jericho class)
-  Time nic;                   // one NIC traversal (host to wire or wire to host)
-  Time cable_per_metre;       // propagation in fibre or copper
-  Time pcie_switch;           // PCIe switch traversal
-  Time pcie_root_complex;     // CPU root complex traversal
-  Time nvswitch;              // NVSwitch traversal
-  Time nvlink_hop;            // GPU NVLink port to port (serdes + controller)
-  Time cpu_interconnect;      // socket to socket (UPI / Infinity Fabric)
+  Time ib_switch;           // port-to-port, InfiniBand (Quantum class)
+  Time ethernet_switch;     // port-to-port, shallow-buffer cut-through (Spectrum / Tomahawk class)
+  Time deep_buffer_switch;  // port-to-port, VOQ chassis (Jericho class)
+  Time nic;                 // one NIC traversal (host to wire or wire to host)
+  Time cable_per_metre;     // propagation in fibre or copper
+  Time pcie_switch;         // PCIe switch traversal
+  Time pcie_root_complex;   // CPU root complex traversal
+  Time nvswitch;            // NVSwitch traversal
+  Time nvlink_hop;          // GPU NVLink port to port (serdes + controller)
+  Time cpu_interconnect;    // socket to socket (UPI / Infinity Fabric)
 };
 const Latencies& latencies();
 

@@ -14,12 +14,12 @@ struct NicSpec {
   std::string_view name;         // catalogue key: "cx7", "cx6", "cx8", "bf3", "efa", "eth-25g", ...
   std::string_view description;  // one line
   int ports = 1;
-  Bandwidth port_rate;           // per port, per direction
-  bool infiniband = false;       // speaks InfiniBand
-  bool roce = false;             // speaks RoCEv2 (RDMA over Ethernet)
+  Bandwidth port_rate;      // per port, per direction
+  bool infiniband = false;  // speaks InfiniBand
+  bool roce = false;        // speaks RoCEv2 (RDMA over Ethernet)
   int pcie_generation = 0;
   int pcie_lanes = 16;
-  Time latency;                  // one traversal, host to wire
+  Time latency;  // one traversal, host to wire
 };
 
 std::span<const NicSpec> nics();

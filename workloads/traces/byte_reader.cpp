@@ -39,15 +39,15 @@ bool DelimitedReader::read_length(uint64_t& length) {
     char c = 0;
     if (file_.read(&c, 1) == 0) {
       if (shift == 0) return false;
-      throw ConfigError(fmt::format("trace file '{}': message #{}: file ends inside its length varint",
-                                    file_.path(), index_));
+      throw ConfigError(
+          fmt::format("trace file '{}': message #{}: file ends inside its length varint", file_.path(), index_));
     }
     const auto byte = static_cast<uint8_t>(c);
     length |= static_cast<uint64_t>(byte & 0x7f) << shift;
     if ((byte & 0x80) == 0) return true;
   }
-  throw ConfigError(fmt::format("trace file '{}': message #{}: length varint longer than 10 bytes", file_.path(),
-                                index_));
+  throw ConfigError(
+      fmt::format("trace file '{}': message #{}: length varint longer than 10 bytes", file_.path(), index_));
 }
 
 bool DelimitedReader::next(std::string& message) {
@@ -55,9 +55,10 @@ bool DelimitedReader::next(std::string& message) {
   uint64_t length = 0;
   if (!read_length(length)) return false;
   if (length > kMaxChakraMessageBytes) {
-    throw ConfigError(fmt::format("trace file '{}': message #{} at byte {}: length {} B exceeds the {} B cap "
-                                  "(not a Chakra ET, or corrupt)",
-                                  file_.path(), index_, start, length, kMaxChakraMessageBytes));
+    throw ConfigError(
+        fmt::format("trace file '{}': message #{} at byte {}: length {} B exceeds the {} B cap "
+                    "(not a Chakra ET, or corrupt)",
+                    file_.path(), index_, start, length, kMaxChakraMessageBytes));
   }
   message.clear();
   // Grow by at most 1 MiB per read: a lying length on a short file costs no more than the file.

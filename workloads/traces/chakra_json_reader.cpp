@@ -97,9 +97,10 @@ ChakraFile read_chakra_json_file(const std::string& path) {
   }
   auto graph = doc.is_object() ? doc.find("workload_graph") : doc.end();
   if (!doc.is_object() || graph == doc.end() || !graph->is_array()) {
-    throw ConfigError(fmt::format("trace file '{}': expected an object with a \"workload_graph\" list (Chakra "
-                                  "feeder JSON)",
-                                  path));
+    throw ConfigError(
+        fmt::format("trace file '{}': expected an object with a \"workload_graph\" list (Chakra "
+                    "feeder JSON)",
+                    path));
   }
   ChakraFile file;
   file.trace.file = path;

@@ -18,18 +18,30 @@ using ChakraProtoMsg::AttributeProto;
 // An attribute as a signed integer, whatever integer member of the oneof the producer chose.
 std::optional<int64_t> attr_int(const AttributeProto& a) {
   switch (a.value_case()) {
-    case AttributeProto::kInt64Val: return a.int64_val();
-    case AttributeProto::kInt32Val: return a.int32_val();
-    case AttributeProto::kUint32Val: return a.uint32_val();
-    case AttributeProto::kUint64Val: return static_cast<int64_t>(a.uint64_val());
-    case AttributeProto::kSint32Val: return a.sint32_val();
-    case AttributeProto::kSint64Val: return a.sint64_val();
-    case AttributeProto::kFixed32Val: return a.fixed32_val();
-    case AttributeProto::kFixed64Val: return static_cast<int64_t>(a.fixed64_val());
-    case AttributeProto::kSfixed32Val: return a.sfixed32_val();
-    case AttributeProto::kSfixed64Val: return a.sfixed64_val();
-    case AttributeProto::kBoolVal: return a.bool_val() ? 1 : 0;
-    default: return std::nullopt;
+    case AttributeProto::kInt64Val:
+      return a.int64_val();
+    case AttributeProto::kInt32Val:
+      return a.int32_val();
+    case AttributeProto::kUint32Val:
+      return a.uint32_val();
+    case AttributeProto::kUint64Val:
+      return static_cast<int64_t>(a.uint64_val());
+    case AttributeProto::kSint32Val:
+      return a.sint32_val();
+    case AttributeProto::kSint64Val:
+      return a.sint64_val();
+    case AttributeProto::kFixed32Val:
+      return a.fixed32_val();
+    case AttributeProto::kFixed64Val:
+      return static_cast<int64_t>(a.fixed64_val());
+    case AttributeProto::kSfixed32Val:
+      return a.sfixed32_val();
+    case AttributeProto::kSfixed64Val:
+      return a.sfixed64_val();
+    case AttributeProto::kBoolVal:
+      return a.bool_val() ? 1 : 0;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -49,16 +61,25 @@ NodeAttrs read_attrs(const ChakraProtoMsg::Node& node, const std::string& where)
       if (!v) throw ConfigError(fmt::format("{}: attr '{}' is not an integer", where, n));
       return *v;
     };
-    if (n == "comm_type") out.comm_type = integer();
-    else if (n == "comm_size") out.comm_size = integer();
-    else if (n == "comm_src") out.comm_src = integer();
-    else if (n == "comm_dst") out.comm_dst = integer();
-    else if (n == "comm_tag") out.comm_tag = integer();
-    else if (n == "num_ops") out.num_ops = integer();
-    else if (n == "is_cpu_op") out.is_cpu_op = integer() != 0;
+    if (n == "comm_type")
+      out.comm_type = integer();
+    else if (n == "comm_size")
+      out.comm_size = integer();
+    else if (n == "comm_src")
+      out.comm_src = integer();
+    else if (n == "comm_dst")
+      out.comm_dst = integer();
+    else if (n == "comm_tag")
+      out.comm_tag = integer();
+    else if (n == "num_ops")
+      out.num_ops = integer();
+    else if (n == "is_cpu_op")
+      out.is_cpu_op = integer() != 0;
     else if (n == "pg_name") {
-      if (a.value_case() == AttributeProto::kStringVal) out.pg_name = a.string_val();
-      else out.pg_name = std::to_string(integer());
+      if (a.value_case() == AttributeProto::kStringVal)
+        out.pg_name = a.string_val();
+      else
+        out.pg_name = std::to_string(integer());
     }
   }
   return out;
@@ -108,9 +129,10 @@ void map_comm_coll(const NodeAttrs& a, TraceNode& t, ChakraFile& file, const std
   }
   auto op = collective_from_chakra(*a.comm_type);
   if (!op) {
-    throw ConfigError(fmt::format("{}: comm_type {} is not supported (expected ALL_REDUCE 0, REDUCE 1, "
-                                  "ALL_GATHER 2, BROADCAST 5, ALL_TO_ALL 6, REDUCE_SCATTER 7/8, BARRIER 9)",
-                                  where, *a.comm_type));
+    throw ConfigError(
+        fmt::format("{}: comm_type {} is not supported (expected ALL_REDUCE 0, REDUCE 1, "
+                    "ALL_GATHER 2, BROADCAST 5, ALL_TO_ALL 6, REDUCE_SCATTER 7/8, BARRIER 9)",
+                    where, *a.comm_type));
   }
   t.kind = TraceNodeKind::collective;
   t.collective = *op;
@@ -142,7 +164,9 @@ TraceNode map_chakra_node(const ChakraProtoMsg::Node& node, ChakraFile& file, co
       t.duration = Time::us(static_cast<int64_t>(node.duration_micros()));
       t.flops = a.num_ops && *a.num_ops > 0 ? static_cast<double>(*a.num_ops) : 0.0;
       break;
-    case ChakraProtoMsg::COMM_COLL_NODE: map_comm_coll(a, t, file, where); break;
+    case ChakraProtoMsg::COMM_COLL_NODE:
+      map_comm_coll(a, t, file, where);
+      break;
     case ChakraProtoMsg::COMM_SEND_NODE:
     case ChakraProtoMsg::COMM_RECV_NODE: {
       const bool send = type == ChakraProtoMsg::COMM_SEND_NODE;
@@ -152,7 +176,9 @@ TraceNode map_chakra_node(const ChakraProtoMsg::Node& node, ChakraFile& file, co
       t.size = size_attr(a.comm_size, where);
       break;
     }
-    default: t.kind = TraceNodeKind::skip; break;  // INVALID, METADATA, MEM_LOAD, MEM_STORE
+    default:
+      t.kind = TraceNodeKind::skip;
+      break;  // INVALID, METADATA, MEM_LOAD, MEM_STORE
   }
   return t;
 }
@@ -163,18 +189,20 @@ namespace {
 void check_schema(const std::string& text, const std::string& path) {
   if (text.empty()) return;
   if (!(text.starts_with("0.") || text.starts_with("1."))) {
-    throw ConfigError(fmt::format("trace file '{}': schema '{}' is not supported (expected 0.x or 1.x, e.g. "
-                                  "\"0.0.4\", \"1.0.1\", \"1.1.1-chakra.0.0.4\")",
-                                  path, text));
+    throw ConfigError(
+        fmt::format("trace file '{}': schema '{}' is not supported (expected 0.x or 1.x, e.g. "
+                    "\"0.0.4\", \"1.0.1\", \"1.1.1-chakra.0.0.4\")",
+                    path, text));
   }
 }
 
 void read_metadata(const std::string& message, ChakraFile& file, const std::string& path) {
   ChakraProtoMsg::GlobalMetadata meta;
   if (!meta.ParseFromString(message)) {
-    throw ConfigError(fmt::format("trace file '{}': message #0 is not a Chakra GlobalMetadata (not a Chakra ET, "
-                                  "or an old pre-0.0.4 schema)",
-                                  path));
+    throw ConfigError(
+        fmt::format("trace file '{}': message #0 is not a Chakra GlobalMetadata (not a Chakra ET, "
+                    "or an old pre-0.0.4 schema)",
+                    path));
   }
   file.version = meta.version();
   for (const AttributeProto& a : meta.attr()) {
@@ -198,9 +226,10 @@ ChakraFile read_chakra_file(const std::string& path) {
   while (reader.next(message)) {
     const uint64_t index = reader.index() - 1;
     if (!node.ParseFromString(message)) {
-      throw ConfigError(fmt::format("trace file '{}': message #{} is not a Chakra Node (corrupt, or an old "
-                                    "pre-0.0.4 schema)",
-                                    path, index));
+      throw ConfigError(
+          fmt::format("trace file '{}': message #{} is not a Chakra Node (corrupt, or an old "
+                      "pre-0.0.4 schema)",
+                      path, index));
     }
     const std::string where = fmt::format("trace file '{}': message #{} node id {}", path, index, node.id());
     file.trace.nodes.push_back(map_chakra_node(node, file, where));

@@ -32,8 +32,8 @@ CommGroups read_comm_groups(const std::string& path) {
     std::vector<uint32_t>& list = groups[key];
     for (const auto& r : ranks) {
       if (!r.is_number_unsigned() || r.get<uint64_t>() > UINT32_MAX) {
-        throw ConfigError(fmt::format("comm-group file '{}': key '{}': expected rank numbers, got {}", path, key,
-                                      r.dump()));
+        throw ConfigError(
+            fmt::format("comm-group file '{}': key '{}': expected rank numbers, got {}", path, key, r.dump()));
       }
       list.push_back(r.get<uint32_t>());
     }

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <map>
 #include <cmath>
+#include <map>
 #include <unordered_map>
 
 #include "sim/core/errors.h"
@@ -94,7 +94,7 @@ class RankMapper {
   KinetoRank& out_;
   std::string path_;
   std::unordered_map<int64_t, int> stream_of_;
-  std::map<int64_t, Segment> segments_;  // ordered: segments close in stream-id order
+  std::map<int64_t, Segment> segments_;             // ordered: segments close in stream-id order
   std::unordered_map<int64_t, double> stream_end_;  // last GPU end seen per trace stream
   std::vector<Finished> collectives_;
   uint64_t last_compute_ = 0;  // id of the last compute op on weft stream 0, 0: none
@@ -104,9 +104,10 @@ class RankMapper {
 Window RankMapper::select_window(const KinetoOptions& options) {
   if (options.whole_trace || ev_.steps.empty()) {
     if (options.step && !options.whole_trace) {
-      throw ConfigError(fmt::format("trace file '{}': step {} asked for, but the trace has no ProfilerStep#N "
-                                    "annotations",
-                                    path_, *options.step));
+      throw ConfigError(
+          fmt::format("trace file '{}': step {} asked for, but the trace has no ProfilerStep#N "
+                      "annotations",
+                      path_, *options.step));
     }
     return {};
   }
@@ -121,8 +122,8 @@ Window RankMapper::select_window(const KinetoOptions& options) {
     if (it == steps.end()) {
       std::string have;
       for (const StepEvent& s : steps) have += fmt::format("{}{}", have.empty() ? "" : ", ", s.number);
-      throw ConfigError(fmt::format("trace file '{}': no ProfilerStep#{} (the trace has {})", path_, *options.step,
-                                    have));
+      throw ConfigError(
+          fmt::format("trace file '{}': no ProfilerStep#{} (the trace has {})", path_, *options.step, have));
     }
     chosen = &*it;
   }
@@ -222,9 +223,10 @@ CommInfo RankMapper::resolve(const GpuEvent& g, const std::string& where) {
   }
   if (!kernel_op) throw ConfigError(fmt::format("{}: NCCL kernel '{}' names no collective", where, ev_.names[g.name]));
   if (*kernel_op == CollectiveOp::send_recv) {
-    throw ConfigError(fmt::format("{}: point-to-point kernel without `Src Rank` / `Dst Rank` args: the peer is "
-                                  "unknown",
-                                  where));
+    throw ConfigError(
+        fmt::format("{}: point-to-point kernel without `Src Rank` / `Dst Rank` args: the peer is "
+                    "unknown",
+                    where));
   }
   CommInfo c;
   c.op = *kernel_op;
@@ -287,8 +289,8 @@ constexpr double kWaitWindowUs = 50.0;
 
 void RankMapper::emit_gpu(const std::vector<const GpuEvent*>& kept) {
   for (const GpuEvent* g : kept) {
-    const std::string where = fmt::format("trace file '{}': GPU event at ts {} us ('{}')", path_, g->ts,
-                                          ev_.names[g->name].substr(0, 60));
+    const std::string where =
+        fmt::format("trace file '{}': GPU event at ts {} us ('{}')", path_, g->ts, ev_.names[g->name].substr(0, 60));
     if (g->nccl) {
       for (auto& [stream, seg] : segments_) close_segment(stream);
       TraceNode n = comm_node(resolve(*g, where), ev_.names[g->name], stream_of_.at(g->stream));
@@ -339,8 +341,9 @@ CommInfo RankMapper::gloo_op(const HostCommEvent& h, const std::string& where) c
   c.op = *collective_from_name(std::string_view(ev_.names[h.name]).substr(5));
   if (c.op == CollectiveOp::send_recv) throw ConfigError(where + ": gloo point-to-point ops name no peer");
   if (h.shape_bytes == 0) {
-    throw ConfigError(where + ": no size (no Input Dims / Input type): the trace was exported without shapes "
-                              "(record_shapes=False, or a torch built without Kineto, whose exporter drops them)");
+    throw ConfigError(where +
+                      ": no size (no Input Dims / Input type): the trace was exported without shapes "
+                      "(record_shapes=False, or a torch built without Kineto, whose exporter drops them)");
   }
   c.bytes = h.shape_bytes;
   // The first input of an all-gather is the rank's shard: nccl-tests' size is x n.
@@ -355,7 +358,8 @@ void RankMapper::emit_host_collectives(const Window& window) {
   double cursor = ops.empty() ? 0 : (window.begin > -1e299 ? window.begin : ops.front()->ts);
   uint64_t prev = 0;
   for (const HostCommEvent* h : ops) {
-    const std::string where = fmt::format("trace file '{}': host op '{}' at ts {} us", path_, ev_.names[h->name], h->ts);
+    const std::string where =
+        fmt::format("trace file '{}': host op '{}' at ts {} us", path_, ev_.names[h->name], h->ts);
     if (h->ts > cursor) {
       TraceNode gap;
       gap.kind = TraceNodeKind::compute;
@@ -365,8 +369,8 @@ void RankMapper::emit_host_collectives(const Window& window) {
       if (prev != 0) gap.deps.push_back(prev);
       prev = add(std::move(gap));
     }
-    const CommInfo c = h->args >= 0 ? from_args(ev_.args[static_cast<size_t>(h->args)], std::nullopt, where)
-                                    : gloo_op(*h, where);
+    const CommInfo c =
+        h->args >= 0 ? from_args(ev_.args[static_cast<size_t>(h->args)], std::nullopt, where) : gloo_op(*h, where);
     TraceNode n = comm_node(c, ev_.names[h->name], 1);
     if (prev != 0) n.deps.push_back(prev);
     prev = add(std::move(n));  // gloo blocks the calling thread: the next compute waits for it

@@ -24,7 +24,20 @@ namespace {
 using Value = std::variant<std::monostate, bool, int64_t, uint64_t, double, std::string>;
 
 // Where a container sits, as far as the reader cares.
-enum class Role : uint8_t { other, root, events, event, args, dims, dims_first, types, info, pg_config, pg_entry, pg_ranks };
+enum class Role : uint8_t {
+  other,
+  root,
+  events,
+  event,
+  args,
+  dims,
+  dims_first,
+  types,
+  info,
+  pg_config,
+  pg_entry,
+  pg_ranks
+};
 
 struct Frame {
   Role role = Role::other;
@@ -128,17 +141,24 @@ Role Handler::child_role(bool array) const {
       if (array && key_ == "traceEvents") return Role::events;
       if (!array && key_ == "distributedInfo") return Role::info;
       return Role::other;
-    case Role::events: return array ? Role::other : Role::event;
-    case Role::event: return !array && key_ == "args" ? Role::args : Role::other;
+    case Role::events:
+      return array ? Role::other : Role::event;
+    case Role::event:
+      return !array && key_ == "args" ? Role::args : Role::other;
     case Role::args:
       if (array && key_ == "Input Dims") return Role::dims;
       if (array && key_ == "Input type") return Role::types;
       return Role::other;
-    case Role::dims: return array && p.index == 0 ? Role::dims_first : Role::other;
-    case Role::info: return array && key_ == "pg_config" ? Role::pg_config : Role::other;
-    case Role::pg_config: return array ? Role::other : Role::pg_entry;
-    case Role::pg_entry: return array && key_ == "ranks" ? Role::pg_ranks : Role::other;
-    default: return Role::other;
+    case Role::dims:
+      return array && p.index == 0 ? Role::dims_first : Role::other;
+    case Role::info:
+      return array && key_ == "pg_config" ? Role::pg_config : Role::other;
+    case Role::pg_config:
+      return array ? Role::other : Role::pg_entry;
+    case Role::pg_entry:
+      return array && key_ == "ranks" ? Role::pg_ranks : Role::other;
+    default:
+      return Role::other;
   }
 }
 
@@ -179,26 +199,35 @@ bool Handler::value(Value v) {
   switch (f.role) {
     case Role::root:
       if (key_ == "schemaVersion") {
-        if (auto* i = std::get_if<int64_t>(&v)) out_.schema = std::to_string(*i);
-        else if (auto* u = std::get_if<uint64_t>(&v)) out_.schema = std::to_string(*u);
-        else if (auto* s = std::get_if<std::string>(&v)) out_.schema = *s;
+        if (auto* i = std::get_if<int64_t>(&v))
+          out_.schema = std::to_string(*i);
+        else if (auto* u = std::get_if<uint64_t>(&v))
+          out_.schema = std::to_string(*u);
+        else if (auto* s = std::get_if<std::string>(&v))
+          out_.schema = *s;
       }
       break;
-    case Role::event: event_field(std::move(v)); break;
-    case Role::args: args_field(std::move(v)); break;
+    case Role::event:
+      event_field(std::move(v));
+      break;
+    case Role::args:
+      args_field(std::move(v));
+      break;
     case Role::dims_first: {
       const auto n = static_cast<uint64_t>(integer(v, "args.Input Dims"));
       cur_.dims_seen = true;
       // Saturate: a corrupt shape must not wrap around to a small size.
-      cur_.dims_product = n != 0 && cur_.dims_product > (uint64_t{1} << 52) / n ? (uint64_t{1} << 52)
-                                                                                   : cur_.dims_product * n;
+      cur_.dims_product =
+          n != 0 && cur_.dims_product > (uint64_t{1} << 52) / n ? (uint64_t{1} << 52) : cur_.dims_product * n;
       break;
     }
     case Role::types:
       if (f.index == 0) cur_.first_type = text(std::move(v), "args.Input type");
       break;
     case Role::info:
-    case Role::pg_entry: info_field(std::move(v)); break;
+    case Role::pg_entry:
+      info_field(std::move(v));
+      break;
     case Role::pg_ranks: {
       const int64_t r = integer(v, "distributedInfo.pg_config.ranks");
       if (r < 0 || static_cast<uint64_t>(r) >= kMaxWorld) {
@@ -207,20 +236,28 @@ bool Handler::value(Value v) {
       out_.pg_config.back().ranks.push_back(static_cast<uint32_t>(r));
       break;
     }
-    default: break;
+    default:
+      break;
   }
   if (f.array) ++f.index;
   return true;
 }
 
 void Handler::event_field(Value&& v) {
-  if (key_ == "ph") cur_.ph = text(std::move(v), "ph");
-  else if (key_ == "cat") cur_.cat = text(std::move(v), "cat");
-  else if (key_ == "name") cur_.name = text(std::move(v), "name");
-  else if (key_ == "ts") cur_.ts = number(v, "ts");
-  else if (key_ == "dur") cur_.dur = number(v, "dur");
-  else if (key_ == "pid") cur_.pid = integer(v, "pid");
-  else if (key_ == "tid") cur_.tid = integer(v, "tid");
+  if (key_ == "ph")
+    cur_.ph = text(std::move(v), "ph");
+  else if (key_ == "cat")
+    cur_.cat = text(std::move(v), "cat");
+  else if (key_ == "name")
+    cur_.name = text(std::move(v), "name");
+  else if (key_ == "ts")
+    cur_.ts = number(v, "ts");
+  else if (key_ == "dur")
+    cur_.dur = number(v, "dur");
+  else if (key_ == "pid")
+    cur_.pid = integer(v, "pid");
+  else if (key_ == "tid")
+    cur_.tid = integer(v, "tid");
 }
 
 void Handler::args_field(Value&& v) {
@@ -230,19 +267,31 @@ void Handler::args_field(Value&& v) {
     return static_cast<uint64_t>(n);
   };
   CollArgs& a = cur_.args;
-  if (key_ == "correlation") cur_.correlation = integer(v, "args.correlation");
-  else if (key_ == "stream") cur_.stream = integer(v, "args.stream");
-  else if (key_ == "Collective name") a.name = text(std::move(v), "args.Collective name");
-  else if (key_ == "dtype") a.dtype = text(std::move(v), "args.dtype");
-  else if (key_ == "In msg nelems") a.in_nelems = unsigned_arg("args.In msg nelems");
-  else if (key_ == "Out msg nelems") a.out_nelems = unsigned_arg("args.Out msg nelems");
-  else if (key_ == "Group size") a.group_size = unsigned_arg("args.Group size");
-  else if (key_ == "Src Rank") a.src_rank = unsigned_arg("args.Src Rank");
-  else if (key_ == "Dst Rank") a.dst_rank = unsigned_arg("args.Dst Rank");
+  if (key_ == "correlation")
+    cur_.correlation = integer(v, "args.correlation");
+  else if (key_ == "stream")
+    cur_.stream = integer(v, "args.stream");
+  else if (key_ == "Collective name")
+    a.name = text(std::move(v), "args.Collective name");
+  else if (key_ == "dtype")
+    a.dtype = text(std::move(v), "args.dtype");
+  else if (key_ == "In msg nelems")
+    a.in_nelems = unsigned_arg("args.In msg nelems");
+  else if (key_ == "Out msg nelems")
+    a.out_nelems = unsigned_arg("args.Out msg nelems");
+  else if (key_ == "Group size")
+    a.group_size = unsigned_arg("args.Group size");
+  else if (key_ == "Src Rank")
+    a.src_rank = unsigned_arg("args.Src Rank");
+  else if (key_ == "Dst Rank")
+    a.dst_rank = unsigned_arg("args.Dst Rank");
   else if (key_ == "Process Group Name") {
-    if (auto* s = std::get_if<std::string>(&v)) a.pg_name = *s;
-    else a.pg_name = std::to_string(integer(v, "args.Process Group Name"));
-  } else if (key_ == "Process Group Ranks") a.pg_ranks = text(std::move(v), "args.Process Group Ranks");
+    if (auto* s = std::get_if<std::string>(&v))
+      a.pg_name = *s;
+    else
+      a.pg_name = std::to_string(integer(v, "args.Process Group Name"));
+  } else if (key_ == "Process Group Ranks")
+    a.pg_ranks = text(std::move(v), "args.Process Group Ranks");
 }
 
 void Handler::info_field(Value&& v) {
@@ -256,14 +305,19 @@ void Handler::info_field(Value&& v) {
   };
   if (entry) {
     if (key_ == "pg_name") {
-      if (auto* s = std::get_if<std::string>(&v)) out_.pg_config.back().name = *s;
-      else out_.pg_config.back().name = std::to_string(integer(v, "distributedInfo.pg_config.pg_name"));
+      if (auto* s = std::get_if<std::string>(&v))
+        out_.pg_config.back().name = *s;
+      else
+        out_.pg_config.back().name = std::to_string(integer(v, "distributedInfo.pg_config.pg_name"));
     }
     return;
   }
-  if (key_ == "rank") out_.rank = count("distributedInfo.rank");
-  else if (key_ == "world_size") out_.world_size = count("distributedInfo.world_size");
-  else if (key_ == "backend" && std::holds_alternative<std::string>(v)) out_.backend = std::get<std::string>(v);
+  if (key_ == "rank")
+    out_.rank = count("distributedInfo.rank");
+  else if (key_ == "world_size")
+    out_.world_size = count("distributedInfo.world_size");
+  else if (key_ == "backend" && std::holds_alternative<std::string>(v))
+    out_.backend = std::get<std::string>(v);
 }
 
 bool is_gpu_category(const std::string& cat) {

@@ -63,7 +63,7 @@ struct TraceMetadata {
   std::optional<uint32_t> step;  // Kineto: the ProfilerStep#N replayed
   Time step_start;               // Kineto: its window on the host clock (ps since the trace's t0)
   Time step_duration;
-  uint64_t records = 0;          // Chakra nodes / Kineto events read, all files
+  uint64_t records = 0;                  // Chakra nodes / Kineto events read, all files
   uint64_t dropped_cpu_collectives = 0;  // Chakra COMM_COLL nodes with is_cpu_op and no comm_type
 };
 

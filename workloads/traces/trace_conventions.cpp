@@ -13,26 +13,40 @@ namespace weft {
 
 std::optional<CollectiveOp> collective_from_chakra(int64_t comm_type) {
   switch (comm_type) {
-    case kChakraAllReduce: return CollectiveOp::all_reduce;
-    case kChakraReduce: return CollectiveOp::reduce;
-    case kChakraAllGather: return CollectiveOp::all_gather;
-    case kChakraBroadcast: return CollectiveOp::broadcast;
-    case kChakraAllToAll: return CollectiveOp::all_to_all;
+    case kChakraAllReduce:
+      return CollectiveOp::all_reduce;
+    case kChakraReduce:
+      return CollectiveOp::reduce;
+    case kChakraAllGather:
+      return CollectiveOp::all_gather;
+    case kChakraBroadcast:
+      return CollectiveOp::broadcast;
+    case kChakraAllToAll:
+      return CollectiveOp::all_to_all;
     case kChakraReduceScatter:
-    case kChakraReduceScatterBlock: return CollectiveOp::reduce_scatter;
-    default: return std::nullopt;
+    case kChakraReduceScatterBlock:
+      return CollectiveOp::reduce_scatter;
+    default:
+      return std::nullopt;
   }
 }
 
 int64_t chakra_comm_type(CollectiveOp op) {
   switch (op) {
-    case CollectiveOp::all_reduce: return kChakraAllReduce;
-    case CollectiveOp::reduce: return kChakraReduce;
-    case CollectiveOp::all_gather: return kChakraAllGather;
-    case CollectiveOp::broadcast: return kChakraBroadcast;
-    case CollectiveOp::all_to_all: return kChakraAllToAll;
-    case CollectiveOp::reduce_scatter: return kChakraReduceScatter;
-    case CollectiveOp::send_recv: break;
+    case CollectiveOp::all_reduce:
+      return kChakraAllReduce;
+    case CollectiveOp::reduce:
+      return kChakraReduce;
+    case CollectiveOp::all_gather:
+      return kChakraAllGather;
+    case CollectiveOp::broadcast:
+      return kChakraBroadcast;
+    case CollectiveOp::all_to_all:
+      return kChakraAllToAll;
+    case CollectiveOp::reduce_scatter:
+      return kChakraReduceScatter;
+    case CollectiveOp::send_recv:
+      break;
   }
   throw InvariantError("send_recv has no Chakra collective type");
 }
@@ -56,10 +70,10 @@ uint32_t dtype_bytes(std::string_view dtype) {
   std::string d = lowercase(dtype);
   if (d.starts_with("c10::")) d = d.substr(5);
   static constexpr std::array<std::pair<std::string_view, uint32_t>, 22> kSizes{{
-      {"float", 4}, {"float32", 4}, {"double", 8}, {"float64", 8}, {"half", 2}, {"float16", 2},
-      {"bfloat16", 2}, {"int", 4}, {"int32", 4}, {"long", 8}, {"long int", 8}, {"int64", 8},
-      {"short", 2}, {"int16", 2}, {"byte", 1}, {"uint8", 1}, {"unsigned char", 1}, {"char", 1},
-      {"int8", 1}, {"signed char", 1}, {"bool", 1}, {"float8_e4m3fn", 1},
+      {"float", 4},    {"float32", 4},     {"double", 8}, {"float64", 8},       {"half", 2},          {"float16", 2},
+      {"bfloat16", 2}, {"int", 4},         {"int32", 4},  {"long", 8},          {"long int", 8},      {"int64", 8},
+      {"short", 2},    {"int16", 2},       {"byte", 1},   {"uint8", 1},         {"unsigned char", 1}, {"char", 1},
+      {"int8", 1},     {"signed char", 1}, {"bool", 1},   {"float8_e4m3fn", 1},
   }};
   for (const auto& [name, size] : kSizes) {
     if (d == name) return size;

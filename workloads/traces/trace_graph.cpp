@@ -31,8 +31,8 @@ TraceGraphBuilder::TraceGraphBuilder(Workload& workload, uint32_t ranks, GraphOp
 void TraceGraphBuilder::define_group(const std::string& key, std::vector<uint32_t> ranks, const std::string& source) {
   for (uint32_t r : ranks) {
     if (r >= ranks_) {
-      throw ConfigError(fmt::format("{}: process group '{}' names rank {}, but the trace has {} ranks", source, key, r,
-                                    ranks_));
+      throw ConfigError(
+          fmt::format("{}: process group '{}' names rank {}, but the trace has {} ranks", source, key, r, ranks_));
     }
   }
   if (ranks.empty()) {  // PyTorch writes an empty list for the default group: all ranks
@@ -48,9 +48,10 @@ uint32_t TraceGraphBuilder::communicator_for(const std::string& key, const std::
   if (auto g = groups_.find(key); g != groups_.end()) {
     c.ranks = g->second;
   } else if (!key.empty() && !groups_.empty()) {
-    throw ConfigError(fmt::format("{}: process group '{}' is not defined (no such key in the comm-group file or "
-                                  "trace metadata)",
-                                  where, key));
+    throw ConfigError(
+        fmt::format("{}: process group '{}' is not defined (no such key in the comm-group file or "
+                    "trace metadata)",
+                    where, key));
   } else {
     c.ranks.resize(ranks_);
     std::iota(c.ranks.begin(), c.ranks.end(), 0u);
@@ -99,11 +100,12 @@ std::vector<uint32_t> TraceGraphBuilder::topological_order(const RankTrace& trac
     }
   }
   if (order.size() != n) {
-    const auto stuck = static_cast<size_t>(std::find_if(waiting.begin(), waiting.end(), [](uint32_t w) { return w > 0; }) -
-                                           waiting.begin());
-    throw ConfigError(fmt::format("trace file '{}': dependency cycle through node id {} ('{}'): {} of {} nodes "
-                                  "cannot be ordered",
-                                  trace.file, trace.nodes[stuck].id, trace.nodes[stuck].name, n - order.size(), n));
+    const auto stuck = static_cast<size_t>(
+        std::find_if(waiting.begin(), waiting.end(), [](uint32_t w) { return w > 0; }) - waiting.begin());
+    throw ConfigError(
+        fmt::format("trace file '{}': dependency cycle through node id {} ('{}'): {} of {} nodes "
+                    "cannot be ordered",
+                    trace.file, trace.nodes[stuck].id, trace.nodes[stuck].name, n - order.size(), n));
   }
   return order;
 }
@@ -116,10 +118,14 @@ std::vector<int> assign_streams(const RankTrace& trace, const std::vector<uint32
   std::map<std::string, int> comm_streams;
   auto key_of = [](const TraceNode& n) -> std::string {
     switch (n.kind) {
-      case TraceNodeKind::collective: return "c:" + n.group;
-      case TraceNodeKind::send: return "s";
-      case TraceNodeKind::recv: return "r";
-      default: return {};
+      case TraceNodeKind::collective:
+        return "c:" + n.group;
+      case TraceNodeKind::send:
+        return "s";
+      case TraceNodeKind::recv:
+        return "r";
+      default:
+        return {};
     }
   };
   for (uint32_t i : order) {
@@ -132,9 +138,12 @@ std::vector<int> assign_streams(const RankTrace& trace, const std::vector<uint32
   std::vector<int> stream(trace.nodes.size(), 0);
   for (uint32_t i : order) {
     const TraceNode& n = trace.nodes[i];
-    if (n.stream >= 0) stream[i] = n.stream;
-    else if (n.kind == TraceNodeKind::host_compute) stream[i] = host;
-    else if (auto it = comm_streams.find(key_of(n)); it != comm_streams.end()) stream[i] = it->second;
+    if (n.stream >= 0)
+      stream[i] = n.stream;
+    else if (n.kind == TraceNodeKind::host_compute)
+      stream[i] = host;
+    else if (auto it = comm_streams.find(key_of(n)); it != comm_streams.end())
+      stream[i] = it->second;
   }
   return stream;
 }
@@ -178,8 +187,8 @@ void TraceGraphBuilder::add_rank(uint32_t rank, const RankTrace& trace) {
     for (uint64_t d : n.ctrl_deps) take(d, true);
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    const bool drop = n.kind == TraceNodeKind::skip ||
-                      (n.kind == TraceNodeKind::host_compute && !options_.keep_cpu_compute);
+    const bool drop =
+        n.kind == TraceNodeKind::skip || (n.kind == TraceNodeKind::host_compute && !options_.keep_cpu_compute);
     if (drop) {
       exposed[i] = deps;
       continue;
@@ -215,20 +224,23 @@ void TraceGraphBuilder::add_rank(uint32_t rank, const RankTrace& trace) {
       case TraceNodeKind::recv:
         op.kind = n.kind == TraceNodeKind::send ? OpKind::send : OpKind::recv;
         if (n.peer >= ranks_ || n.peer == rank) {
-          throw ConfigError(fmt::format("{}: peer rank {} is not another rank of the {}-rank trace", where, n.peer,
-                                        ranks_));
+          throw ConfigError(
+              fmt::format("{}: peer rank {} is not another rank of the {}-rank trace", where, n.peer, ranks_));
         }
         op.peer = n.peer;
         op.tag = n.tag;
         op.group = CommGroup::other;
         op.bytes = Bytes(n.size);
         break;
-      case TraceNodeKind::skip: break;
+      case TraceNodeKind::skip:
+        break;
     }
     const uint32_t index = program.add(op, deps);
     node_ids_[rank].push_back(n.id);
-    if (n.kind == TraceNodeKind::send && options_.eager_sends) exposed[i] = deps;
-    else exposed[i] = {index};
+    if (n.kind == TraceNodeKind::send && options_.eager_sends)
+      exposed[i] = deps;
+    else
+      exposed[i] = {index};
   }
 }
 

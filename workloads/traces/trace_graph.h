@@ -25,7 +25,7 @@ enum class TraceNodeKind : uint8_t {
   collective,
   send,
   recv,
-  skip,          // memory, metadata, CPU-side collective: no time; dependencies pass through it
+  skip,  // memory, metadata, CPU-side collective: no time; dependencies pass through it
 };
 
 struct TraceNode {
@@ -34,16 +34,16 @@ struct TraceNode {
   std::string name;
   std::vector<uint64_t> deps;       // ids of nodes this one waits for (data dependencies)
   std::vector<uint64_t> ctrl_deps;  // control dependencies: kept when they point backwards (below)
-  Time duration;               // compute
-  bool fixed_duration = false; // compute that re-costing leaves alone (the GPU waiting for the host)
-  double flops = 0;            // compute, 0 when unknown
+  Time duration;                    // compute
+  bool fixed_duration = false;      // compute that re-costing leaves alone (the GPU waiting for the host)
+  double flops = 0;                 // compute, 0 when unknown
   CollectiveOp collective = CollectiveOp::all_reduce;
-  uint64_t size = 0;           // collective / send / recv, bytes in the convention below
+  uint64_t size = 0;                  // collective / send / recv, bytes in the convention below
   bool size_is_chakra_input = false;  // Chakra comm_size (per-rank input): converted to nccl-tests'
-  uint32_t peer = 0;           // send: destination, recv: source (global ranks)
+  uint32_t peer = 0;                  // send: destination, recv: source (global ranks)
   uint32_t tag = 0;
-  std::string group;           // process-group key of a collective; "" = all ranks
-  int stream = -1;             // explicit weft stream index, or -1: by kind (see trace.h)
+  std::string group;  // process-group key of a collective; "" = all ranks
+  int stream = -1;    // explicit weft stream index, or -1: by kind (see trace.h)
 };
 
 struct RankTrace {

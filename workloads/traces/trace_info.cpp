@@ -18,7 +18,8 @@ TraceInfo trace_info(const Workload& w) {
       if (op.kind == OpKind::compute) info.compute_seconds += op.duration.seconds();
       if (op.kind == OpKind::send) info.p2p_bytes += op.bytes.count();
       if (op.kind == OpKind::collective) {
-        const auto n = op.comm < w.communicators.size() ? static_cast<uint32_t>(w.communicators[op.comm].ranks.size()) : 0u;
+        const auto n =
+            op.comm < w.communicators.size() ? static_cast<uint32_t>(w.communicators[op.comm].ranks.size()) : 0u;
         ++rows[{op.collective, op.bytes.count(), n}];
       }
     }
@@ -45,7 +46,9 @@ std::string rank_list(const std::vector<uint32_t>& ranks) {
 
 std::string format_trace_info(const TraceInfo& info) {
   std::string out = fmt::format("trace {}: {} ranks\n", info.name, info.ranks);
-  if (info.step) out += fmt::format("step: ProfilerStep#{} ({:.3f} ms on the host)\n", *info.step, info.step_duration.seconds() * 1e3);
+  if (info.step)
+    out +=
+        fmt::format("step: ProfilerStep#{} ({:.3f} ms on the host)\n", *info.step, info.step_duration.seconds() * 1e3);
   out += fmt::format("ops (all ranks): compute {}  collective {}  send {}  recv {}\n", info.ops_by_kind[0],
                      info.ops_by_kind[1], info.ops_by_kind[2], info.ops_by_kind[3]);
   out += fmt::format("compute time (all ranks): {:.3f} ms   point-to-point: {} B\n", info.compute_seconds * 1e3,

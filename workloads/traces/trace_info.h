@@ -14,9 +14,9 @@ namespace weft {
 
 struct TraceCollectiveRow {
   CollectiveOp op = CollectiveOp::all_reduce;
-  Bytes bytes;          // nccl-tests' size
-  uint32_t ranks = 0;   // communicator size
-  uint64_t count = 0;   // instances summed over all ranks
+  Bytes bytes;         // nccl-tests' size
+  uint32_t ranks = 0;  // communicator size
+  uint64_t count = 0;  // instances summed over all ranks
 };
 
 struct TraceCommunicatorRow {
@@ -28,13 +28,13 @@ struct TraceCommunicatorRow {
 struct TraceInfo {
   std::string name;
   uint32_t ranks = 0;
-  std::array<uint64_t, 4> ops_by_kind{};  // indexed by OpKind, all ranks
-  double compute_seconds = 0;             // sum of compute durations, all ranks (a double: thousands of
-                                          // ranks of long traces add up past an int64 of picoseconds)
-  uint64_t p2p_bytes = 0;                 // sum of send sizes
+  std::array<uint64_t, 4> ops_by_kind{};        // indexed by OpKind, all ranks
+  double compute_seconds = 0;                   // sum of compute durations, all ranks (a double: thousands of
+                                                // ranks of long traces add up past an int64 of picoseconds)
+  uint64_t p2p_bytes = 0;                       // sum of send sizes
   std::vector<TraceCollectiveRow> collectives;  // sorted by (op, bytes, ranks)
   std::vector<TraceCommunicatorRow> communicators;
-  std::optional<uint32_t> step;           // filled by the caller from TraceMetadata
+  std::optional<uint32_t> step;  // filled by the caller from TraceMetadata
   Time step_duration;
 };
 

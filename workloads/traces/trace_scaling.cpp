@@ -13,18 +13,20 @@ namespace {
 void check_data_parallel(const Workload& w) {
   for (size_t c = 0; c < w.communicators.size(); ++c) {
     if (w.communicators[c].ranks.size() != w.ranks()) {
-      throw ConfigError(fmt::format("workload '{}': communicator {} has {} of {} ranks: not a purely data-parallel "
-                                    "trace, cannot rescale it",
-                                    w.name, c, w.communicators[c].ranks.size(), w.ranks()));
+      throw ConfigError(
+          fmt::format("workload '{}': communicator {} has {} of {} ranks: not a purely data-parallel "
+                      "trace, cannot rescale it",
+                      w.name, c, w.communicators[c].ranks.size(), w.ranks()));
     }
   }
   for (uint32_t r = 0; r < w.ranks(); ++r) {
     for (uint32_t i = 0; i < w.programs[r].ops.size(); ++i) {
       const OpKind k = w.programs[r].ops[i].kind;
       if (k == OpKind::send || k == OpKind::recv) {
-        throw ConfigError(fmt::format("workload '{}': rank {} op {} is a {}: point-to-point traffic (pipeline "
-                                      "parallelism) cannot be rescaled by replicating ranks",
-                                      w.name, r, i, k == OpKind::send ? "send" : "recv"));
+        throw ConfigError(
+            fmt::format("workload '{}': rank {} op {} is a {}: point-to-point traffic (pipeline "
+                        "parallelism) cannot be rescaled by replicating ranks",
+                        w.name, r, i, k == OpKind::send ? "send" : "recv"));
       }
     }
   }

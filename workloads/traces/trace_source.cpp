@@ -16,10 +16,14 @@ namespace weft {
 
 std::string_view to_string(TraceFormat f) {
   switch (f) {
-    case TraceFormat::automatic: return "auto";
-    case TraceFormat::chakra: return "chakra";
-    case TraceFormat::chakra_json: return "chakra_json";
-    case TraceFormat::kineto: return "kineto";
+    case TraceFormat::automatic:
+      return "auto";
+    case TraceFormat::chakra:
+      return "chakra";
+    case TraceFormat::chakra_json:
+      return "chakra_json";
+    case TraceFormat::kineto:
+      return "kineto";
   }
   return "?";
 }
@@ -82,13 +86,17 @@ std::vector<std::string> trace_files(const TraceSource& source) {
     }
     for (uint32_t r = 0; r < *source.ranks; ++r) {
       const std::string f = expand(source.pattern, r);
-      if (std::filesystem::exists(f)) files.push_back(f);
-      else if (!source.fill_missing_ranks) throw ConfigError(fmt::format("trace: rank {} file '{}' is missing", r, f));
-      else files.emplace_back();  // filled from another rank below
+      if (std::filesystem::exists(f))
+        files.push_back(f);
+      else if (!source.fill_missing_ranks)
+        throw ConfigError(fmt::format("trace: rank {} file '{}' is missing", r, f));
+      else
+        files.emplace_back();  // filled from another rank below
     }
     return files;
   }
-  for (uint32_t r = 0; std::filesystem::exists(expand(source.pattern, r)); ++r) files.push_back(expand(source.pattern, r));
+  for (uint32_t r = 0; std::filesystem::exists(expand(source.pattern, r)); ++r)
+    files.push_back(expand(source.pattern, r));
   if (files.empty()) throw ConfigError(fmt::format("trace: no file matches '{}' for rank 0", source.pattern));
   return files;
 }
@@ -102,7 +110,8 @@ void fill_missing(Workload& w, const std::vector<bool>& present) {
     uint32_t from = r;
     while (from > 0 && !present[from]) --from;
     if (!present[from]) {
-      for (from = r; from < w.ranks() && !present[from]; ++from) {}
+      for (from = r; from < w.ranks() && !present[from]; ++from) {
+      }
     }
     if (from >= w.ranks()) throw ConfigError(fmt::format("workload '{}': no rank has a trace file", w.name));
     w.programs[r] = w.programs[from];
@@ -124,9 +133,10 @@ void check_missing(const std::vector<bool>& present, const TraceSource& source, 
   if (source.fill_missing_ranks) return;
   for (size_t r = 0; r < present.size(); ++r) {
     if (!present[r]) {
-      throw ConfigError(fmt::format("trace '{}': no file for rank {} of {} (set fill_missing_ranks to replicate a "
-                                    "data-parallel rank)",
-                                    name, r, present.size()));
+      throw ConfigError(
+          fmt::format("trace '{}': no file for rank {} of {} (set fill_missing_ranks to replicate a "
+                      "data-parallel rank)",
+                      name, r, present.size()));
     }
   }
 }
@@ -178,7 +188,8 @@ Workload read_kineto(const TraceSource& source, const std::vector<std::string>& 
     for (const auto& [key, ranks] : k.groups) builder.define_group(key, ranks, k.trace.file);
   }
   for (const KinetoRank& k : parsed) {
-    if (present[*k.rank]) throw ConfigError(fmt::format("trace file '{}': rank {} appears twice", k.trace.file, *k.rank));
+    if (present[*k.rank])
+      throw ConfigError(fmt::format("trace file '{}': rank {} appears twice", k.trace.file, *k.rank));
     present[*k.rank] = true;
     builder.add_rank(*k.rank, k.trace);
     meta.records += k.events;

@@ -53,7 +53,8 @@ TEST_CASE("Chakra ResNet-50 DDP rank 0: exactly the 7 GPU collectives, sizes as 
   CHECK_NOTHROW(validate(w));
   // Deps refer to earlier ops (topological order of the 719 forward references in the file).
   for (const Op& op : w.programs[0].ops) {
-    for (uint32_t d = op.first_dep; d < op.first_dep + op.dep_count; ++d) CHECK(w.programs[0].deps[d] < w.programs[0].ops.size());
+    for (uint32_t d = op.first_dep; d < op.first_dep + op.dep_count; ++d)
+      CHECK(w.programs[0].deps[d] < w.programs[0].ops.size());
   }
 }
 
@@ -105,9 +106,9 @@ TEST_CASE("ASTRA-sim custom ring ETs: 14 sends, 14 recvs of 128 KiB, 7 computes 
 TEST_CASE("Chakra ET: gzip is read like the plain file", "[unit][traces]") {
   const auto dir = test::scratch_dir("gzip");
   for (int r = 0; r < 8; ++r) {
-    std::ifstream in(test::traces_dir() + "/astra-sim/custom_ring_allreduce_8npus_1MB/custom_allreduce." +
-                         std::to_string(r) + ".et",
-                     std::ios::binary);
+    std::ifstream in(
+        test::traces_dir() + "/astra-sim/custom_ring_allreduce_8npus_1MB/custom_allreduce." + std::to_string(r) + ".et",
+        std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), {});
     gzFile out = gzopen((dir / ("ring." + std::to_string(r) + ".et")).c_str(), "wb");
     gzwrite(out, bytes.data(), static_cast<unsigned>(bytes.size()));

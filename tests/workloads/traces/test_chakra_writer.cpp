@@ -114,8 +114,8 @@ TEST_CASE("Chakra writer: compute, all-gather sizes and sub-communicators round-
   const auto files = write_chakra_trace(w, (dir / "mixed").string());
   REQUIRE(files.size() == 5);
   CHECK(files.back() == (dir / "mixed.comm_group.json").string());
-  const Workload back = read_trace({.pattern = (dir / "mixed.{rank}.et").string(),
-                                    .comm_group_file = (dir / "mixed.comm_group.json").string()});
+  const Workload back = read_trace(
+      {.pattern = (dir / "mixed.{rank}.et").string(), .comm_group_file = (dir / "mixed.comm_group.json").string()});
   REQUIRE(back.ranks() == 4);
   CHECK_NOTHROW(validate(back));
   for (uint32_t r = 0; r < 4; ++r) {

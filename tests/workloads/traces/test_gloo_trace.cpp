@@ -32,8 +32,8 @@
 #include <set>
 #include <string>
 
-#include "workloads/traces/kineto_reader.h"
 #include "trace_test_files.h"
+#include "workloads/traces/kineto_reader.h"
 #include "workloads/traces/trace.h"
 
 using namespace weft;
@@ -45,7 +45,6 @@ constexpr uint64_t kOneBucket = 2'244'608;
 const std::multiset<uint64_t> kBuckets{1'064'960, 1'048'576, 131'072};
 const std::multiset<uint64_t> kAllReduces{kOneBucket, 1'064'960, 1'064'960, 1'048'576, 1'048'576, 131'072, 131'072};
 const std::multiset<uint64_t> kBroadcasts{28, 12};
-
 
 // rank{0,1}<suffix> in `dir`, in rank order.
 TraceSource gloo_source(const std::string& dir, const std::string& suffix) {
@@ -94,8 +93,7 @@ void check_bare_array(const std::string& dir) {
 
 // gloo:* host ranges without NCCL args are the collectives (type from the name, size from `Input
 // Dims` x `Input type`); the c10d::*_ wrappers around them are not counted again.
-TEST_CASE("Gloo DDP trace (torch 1.13.1, Kineto layout): 7 all-reduces and 2 broadcasts with sizes",
-          "[unit][traces]") {
+TEST_CASE("Gloo DDP trace (torch 1.13.1, Kineto layout): 7 all-reduces and 2 broadcasts with sizes", "[unit][traces]") {
   check_kineto_layout(WEFT_GLOO_TRACES_DIR);
 }
 

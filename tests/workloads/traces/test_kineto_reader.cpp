@@ -14,10 +14,7 @@
 using namespace weft;
 using weft::test::collective_bytes;
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("Kineto ResNet DDP rank 0: world size, kernels, the 26,550,272-byte bucket", "[unit][traces]") {
   // The whole trace: 3 profiler steps x (5 all-reduce + 2 broadcast) NCCL kernels. SOURCES.md's
@@ -71,7 +68,7 @@ TEST_CASE("Kineto: step selection, compute merged between collectives, dependenc
       CHECK(op.duration > Time());
     }
     if (op.kind == OpKind::collective) {
-      CHECK(op.stream == 1);  // NCCL's stream 40 -> 1; the compute stream 7 -> 0
+      CHECK(op.stream == 1);       // NCCL's stream 40 -> 1; the compute stream 7 -> 0
       REQUIRE(op.dep_count >= 1);  // waits for the compute launched before it
       CHECK(p.ops[p.deps[op.first_dep]].kind == OpKind::compute);
     }
@@ -90,11 +87,13 @@ TEST_CASE("Kineto: step selection, compute merged between collectives, dependenc
   size_t waits = 0;
   for (const Op& op : p.ops) {
     if (op.kind != OpKind::compute) continue;
-    for (uint32_t d = op.first_dep; d < op.first_dep + op.dep_count; ++d) waits += p.ops[p.deps[d]].kind == OpKind::collective;
+    for (uint32_t d = op.first_dep; d < op.first_dep + op.dep_count; ++d)
+      waits += p.ops[p.deps[d]].kind == OpKind::collective;
   }
   CHECK(waits == 2);
   // compute_scale re-costs the kernels, not the host's gaps between them.
-  const Workload half = read_trace({.files = {test::kineto_resnet()}, .compute_scale = 0.5, .fill_missing_ranks = true});
+  const Workload half =
+      read_trace({.files = {test::kineto_resnet()}, .compute_scale = 0.5, .fill_missing_ranks = true});
   Time a, b, gaps;
   for (const Op& op : w.programs[0].ops) {
     const bool gap = w.labels[op.label].find("idle") != std::string::npos;

@@ -79,7 +79,8 @@ std::string lying_length(const std::string& et, uint64_t length) {
 TEST_CASE("fuzz: Chakra ET reader on mutated ETs", "[unit][traces][fuzz]") {
   const auto dir = test::scratch_dir("fuzz_et");
   const std::string path = (dir / "f.0.et").string();
-  const std::string ring = file_bytes(test::traces_dir() + "/astra-sim/custom_ring_allreduce_8npus_1MB/custom_allreduce.0.et");
+  const std::string ring =
+      file_bytes(test::traces_dir() + "/astra-sim/custom_ring_allreduce_8npus_1MB/custom_allreduce.0.et");
   const std::string small = file_bytes(test::traces_dir() + "/astra-sim/all_reduce_8npus_1MB/all_reduce.1.et");
   fuzz(ring, path, TraceFormat::chakra, 300);
   fuzz(small, path, TraceFormat::chakra, 300);
@@ -166,7 +167,8 @@ TEST_CASE("fuzz: feeder JSON and comm-group files", "[unit][traces][fuzz]") {
 TEST_CASE("fuzz: many more mutations", "[.slow][traces][fuzz]") {
   const auto dir = test::scratch_dir("fuzz_slow");
   const std::string path = (dir / "f.0.et").string();
-  const std::string ring = file_bytes(test::traces_dir() + "/astra-sim/custom_ring_allreduce_8npus_1MB/custom_allreduce.0.et");
+  const std::string ring =
+      file_bytes(test::traces_dir() + "/astra-sim/custom_ring_allreduce_8npus_1MB/custom_allreduce.0.et");
   fuzz(ring, path, TraceFormat::chakra, 20000);
   const std::string et = file_bytes(test::chakra_resnet());
   Mutator m;
@@ -177,9 +179,10 @@ TEST_CASE("Times that would overflow a simulated clock are errors, not wrap-arou
   // Two kernels 6.4e12 us apart (the Kineto fuzz find): the idle gap between them is out of range.
   const auto dir = weft::test::scratch_dir("overflow");
   const std::string kineto = (dir / "k.json").string();
-  std::ofstream(kineto) << R"({"traceEvents":[)"
-                           R"({"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":6,"dur":1,"args":{"stream":7}},)"
-                           R"({"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":6428201424619,"dur":1,"args":{"stream":7}}]})";
+  std::ofstream(kineto)
+      << R"({"traceEvents":[)"
+         R"({"ph":"X","cat":"kernel","name":"k1","pid":0,"tid":7,"ts":6,"dur":1,"args":{"stream":7}},)"
+         R"({"ph":"X","cat":"kernel","name":"k2","pid":0,"tid":7,"ts":6428201424619,"dur":1,"args":{"stream":7}}]})";
   CHECK_THROWS_WITH(weft::read_trace({.format = weft::TraceFormat::kineto, .files = {kineto}}),
                     Catch::Contains("k.json") && Catch::Contains("out of range"));
 }

@@ -31,7 +31,8 @@ inline std::filesystem::path scratch_dir(const std::string& name) {
 
 // Extracts a shared tar.gz into a scratch folder (once per process) and returns the folder.
 inline std::filesystem::path extracted(const std::string& archive, const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("weft_traces_x_" + name + "_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("weft_traces_x_" + name + "_" + std::to_string(::getpid()));
   if (!std::filesystem::exists(dir / ".done")) {
     std::filesystem::create_directories(dir);
     const std::string cmd = "tar -xzf '" + traces_dir() + "/" + archive + "' -C '" + dir.string() + "' && touch '" +
@@ -47,7 +48,8 @@ inline std::vector<std::string> dlrm_files() {
   std::vector<std::string> files(8);
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
     const std::string name = e.path().filename().string();
-    if (name.starts_with("worker") && name.ends_with(".json")) files[static_cast<size_t>(name[6] - '0')] = e.path().string();
+    if (name.starts_with("worker") && name.ends_with(".json"))
+      files[static_cast<size_t>(name[6] - '0')] = e.path().string();
   }
   return files;
 }
