@@ -40,10 +40,10 @@ CollectiveOp parse_collective_op(std::string_view text, std::string_view what) {
   if (key == "alltoall") return CollectiveOp::all_to_all;
   if (key == "reduce") return CollectiveOp::reduce;
   if (key == "sendrecv") return CollectiveOp::send_recv;
-  throw ConfigError(
-      fmt::format("{}: unknown collective '{}' (expected all_reduce, all_gather, reduce_scatter, "
-                  "broadcast, all_to_all, reduce or send_recv)",
-                  what, text));
+  throw ConfigError(SourceLocation{}, std::string(what),
+                    fmt::format("unknown collective '{}' (expected all_reduce, all_gather, reduce_scatter, "
+                                "broadcast, all_to_all, reduce or send_recv)",
+                                text));
 }
 
 double bus_bandwidth_factor(CollectiveOp op, uint32_t ranks) {

@@ -33,10 +33,11 @@ std::string dtype_for(uint64_t bytes, uint32_t element) {
   return "uint8";
 }
 
-// The tuner's choice as the schedule records it; a plan the system cannot make (a simple topology
-// without NCCL's description) falls back to what the simulator runs there: one ring.
+// The tuner's choice as the schedule records it, the one the simulation ran (a catalogue system's:
+// a simple topology's collectives are recorded as the ring they run, by the caller). A plan the
+// tuner cannot make is the same ConfigError the simulation gives.
 void record_choice(LoweredOp& o, CollectiveOp op, const Topology& topology, const ClusterSpec& spec,
-                   const std::vector<uint32_t>& gpus, uint32_t fallback_channels) {
+                   const std::vector<uint32_t>& gpus) {
   if (op == CollectiveOp::all_to_all || op == CollectiveOp::send_recv) {
     o.algorithm = "p2p";
     o.protocol = "simple";
@@ -49,16 +50,10 @@ void record_choice(LoweredOp& o, CollectiveOp op, const Topology& topology, cons
     o.channels = 1;
     return;
   }
-  try {
-    const CollectivePlan plan = plan_collective(op, Bytes(o.bytes), topology, spec, gpus);
-    o.algorithm = lowercase(to_string(plan.choice.algorithm));
-    o.protocol = lowercase(to_string(plan.choice.protocol));
-    o.channels = std::max<uint32_t>(1, plan.choice.channels);
-  } catch (const ConfigError&) {
-    o.algorithm = "ring";
-    o.protocol = "simple";
-    o.channels = std::max<uint32_t>(1, fallback_channels);
-  }
+  const CollectivePlan plan = plan_collective(op, Bytes(o.bytes), topology, spec, gpus);
+  o.algorithm = lowercase(to_string(plan.choice.algorithm));
+  o.protocol = lowercase(to_string(plan.choice.protocol));
+  o.channels = std::max<uint32_t>(1, plan.choice.channels);
 }
 
 LoweredOp lower_op(const Workload& w, uint32_t rank, uint32_t index, uint32_t element, const Topology& topology) {
@@ -143,7 +138,7 @@ Lowered lower_workload(const Workload& w, const Topology& topology, const Cluste
         if (fresh) {
           std::vector<uint32_t> gpus;
           for (uint32_t r : w.communicators[op.comm].ranks) gpus.push_back(w.gpu_of_rank[r]);
-          record_choice(it->second, op.collective, topology, spec, gpus, 1);
+          record_choice(it->second, op.collective, topology, spec, gpus);
         }
         o.algorithm = it->second.algorithm;
         o.protocol = it->second.protocol;
@@ -218,7 +213,7 @@ Lowered lower_collectives(const Scenario& sc) {
       o.protocol = "simple";
       o.channels = c.ring.channels;
     } else {
-      record_choice(o, c.op, topology, sc.system.cluster, all.ranks, c.ring.channels);
+      record_choice(o, c.op, topology, sc.system.cluster, all.ranks);
     }
     for (uint32_t r = 0; r < ranks; ++r) {
       s.programs[r].push_back(o);

@@ -405,11 +405,7 @@ void write_file_atomically(const std::string& path, const std::string& text) {
 
 LoweredSchedule load_schedule(const std::string& path) {
   LoweredSchedule s = schedule_from_json(read_json_file(path), path);
-  try {
-    check_schedule(s);
-  } catch (const ConfigError& e) {
-    throw ConfigError(fmt::format("{}: {}", path, e.what()));
-  }
+  at(SourceLocation{path}, [&] { check_schedule(s); });
   return s;
 }
 

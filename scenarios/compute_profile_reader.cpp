@@ -12,7 +12,7 @@ namespace {
 double fraction(const YamlMap& m, const std::string& key) {
   const double v = m.real(key);
   if (!(v > 0 && v <= 1)) {
-    throw ConfigError(fmt::format("{}: {}: expected a fraction in (0, 1], got {}", m.where(key), key, v));
+    throw m.error(key, fmt::format("expected a fraction in (0, 1], got {}", v));
   }
   return v;
 }
@@ -28,12 +28,7 @@ EfficiencyOverrides read_overrides(const YamlMap& m) {
 
 void read_gpus(const YamlMap& gpus, ProfileOverrides& file) {
   for (const std::string& name : gpus.keys()) {
-    std::string_view canonical;
-    try {
-      canonical = catalogue::gpu(name).name;
-    } catch (const ConfigError& e) {
-      throw ConfigError(fmt::format("{}: gpus: {}", gpus.where(name), e.what()));
-    }
+    const std::string_view canonical = at(gpus.location(name), "gpus", [&] { return catalogue::gpu(name).name; });
     file.gpus.push_back(GpuEfficiencies{std::string(canonical), read_overrides(gpus.map(name)), ""});
   }
   gpus.reject_unknown_keys();

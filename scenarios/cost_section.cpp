@@ -31,7 +31,7 @@ PriceEntry read_entry(const YamlMap& items, const std::string& name, const std::
     m.reject_unknown_keys();
   }
   if (entry.usd < 0 || entry.usd_per_hour < 0 || entry.watts < 0) {
-    throw ConfigError(fmt::format("{}: {}: expected prices and watts of 0 or more", items.where(name), key));
+    throw ConfigError(items.location(name), key, "expected prices and watts of 0 or more");
   }
   return entry;
 }
@@ -44,20 +44,12 @@ PriceBook with_overrides(PriceBook book, const YamlMap& cost_section) {
   for (const std::string& category : prices.keys()) {
     const auto known = categories();
     if (std::none_of(known.begin(), known.end(), [&](const Category& c) { return c.name == category; })) {
-      try {
-        check_item_key(category + ".");
-      } catch (const ConfigError& e) {
-        throw ConfigError(fmt::format("{}: cost.prices.{}: {}", prices.where(category), category, e.what()));
-      }
+      at(prices.location(category), "cost.prices." + category, [&] { check_item_key(category + "."); });
     }
     YamlMap items = prices.map(category);
     for (const std::string& name : items.keys()) {
       const std::string key = category + "." + name;
-      try {
-        check_item_key(key);
-      } catch (const ConfigError& e) {
-        throw ConfigError(fmt::format("{}: cost.prices.{}: {}", items.where(name), key, e.what()));
-      }
+      at(items.location(name), "cost.prices." + key, [&] { check_item_key(key); });
       auto it = book.entries.find(key);
       PriceEntry base = it != book.entries.end() ? it->second : PriceEntry{};
       book.entries.insert_or_assign(key, read_entry(items, name, key, std::move(base)));
@@ -75,11 +67,7 @@ CostSettings read_cost_section(const YamlMap& cost_section, PriceBook defaults) 
     if (!cost_section.has(key)) return;
     CostAssumptions one;
     one.*field = cost_section.real(key);
-    try {
-      validate(one);
-    } catch (const ConfigError& e) {
-      throw ConfigError(fmt::format("{}: {}", cost_section.where(key), e.what()));
-    }
+    at(cost_section.location(key), [&] { validate(one); });
     s.assumptions.*field = one.*field;
   };
   read("years", &CostAssumptions::years);

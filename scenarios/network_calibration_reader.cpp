@@ -10,8 +10,7 @@ namespace weft {
 NetworkCalibration load_network_calibration(const std::string& path) {
   const YamlMap top = YamlMap::load_file(path);
   if (top.string_or("format", "") != "weft-network-profile" || top.unsigned_integer_or("version", 0) != 1) {
-    throw ConfigError(
-        fmt::format("{}: not a weft-network-profile version 1 (write one with weft calibrate)", top.where()));
+    throw ConfigError(top.location(), "", "not a weft-network-profile version 1 (write one with weft calibrate)");
   }
   NetworkCalibration c;
   c.source = top.string_or("source", path);
@@ -29,7 +28,7 @@ NetworkCalibration load_network_calibration(const std::string& path) {
     f.beta_GBps = s.real("beta_GBps");
     f.from_bytes = s.has("from_bytes") ? s.real("from_bytes") : 0;
     if (f.alpha_us < 0 || f.beta_GBps <= 0) {
-      throw ConfigError(fmt::format("{}: expected alpha_us >= 0 and beta_GBps > 0", s.where()));
+      throw ConfigError(s.location(), "", "expected alpha_us >= 0 and beta_GBps > 0");
     }
     c.series.push_back(std::move(f));
   }

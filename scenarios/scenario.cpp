@@ -23,8 +23,7 @@ LinkKind parse_link_kind(const YamlMap& m, const std::string& key) {
   if (s == "pcie") return LinkKind::pcie;
   if (s == "infiniband") return LinkKind::infiniband;
   if (s == "ethernet") return LinkKind::ethernet;
-  throw ConfigError(fmt::format(
-      "{}: {}: unknown link kind '{}' (expected generic, nvlink, pcie, infiniband or ethernet)", m.where(key), key, s));
+  throw m.error(key, fmt::format("unknown link kind '{}' (expected generic, nvlink, pcie, infiniband or ethernet)", s));
 }
 
 // `node: {pcie_lanes: 8}` sets node.pcie_lanes, and so on, each error pointing at its line.
@@ -33,32 +32,20 @@ void read_overrides(const YamlMap& m, const std::string& section, ClusterSpec& c
   YamlMap sub = m.map(section);
   for (const std::string& key : sub.keys()) {
     std::string value = sub.string(key);
-    try {
-      set_field(cluster, section + "." + key, value);
-    } catch (const ConfigError& e) {
-      throw ConfigError(fmt::format("{}: {}", sub.where(key), e.what()));
-    }
+    at(sub.location(key), [&] { set_field(cluster, section + "." + key, value); });
   }
 }
 
 SystemSpec read_catalogue_system(const YamlMap& m) {
   SystemSpec s;
   s.preset = m.string("name");
-  try {
-    s.cluster = system_spec(s.preset);
-  } catch (const ConfigError& e) {
-    throw ConfigError(fmt::format("{}: {}", m.where("name"), e.what()));
-  }
+  s.cluster = at(m.location("name"), [&] { return system_spec(s.preset); });
   uint64_t nodes = m.unsigned_integer_or("nodes", 1);
-  if (nodes < 1 || nodes > 65536) throw ConfigError(fmt::format("{}: nodes: expected 1 to 65536", m.where("nodes")));
+  if (nodes < 1 || nodes > 65536) throw m.error("nodes", "expected 1 to 65536");
   s.cluster.nodes = static_cast<int>(nodes);
   read_overrides(m, "node", s.cluster);
   read_overrides(m, "network", s.cluster);
-  try {
-    validate(s.cluster);
-  } catch (const ConfigError& e) {
-    throw ConfigError(fmt::format("{}: {}", m.where(), e.what()));
-  }
+  at(m.location(), [&] { validate(s.cluster); });
   s.ranks = static_cast<uint32_t>(s.cluster.nodes * s.cluster.node.gpus);
   m.reject_unknown_keys();
   return s;
@@ -69,12 +56,10 @@ SystemSpec read_system(const YamlMap& m) {
   SystemSpec s;
   s.topology = m.string("topology");
   if (s.topology != "single-switch" && s.topology != "ring") {
-    throw ConfigError(fmt::format("{}: topology: unknown topology '{}' (expected single-switch or ring)",
-                                  m.where("topology"), s.topology));
+    throw m.error("topology", fmt::format("unknown topology '{}' (expected single-switch or ring)", s.topology));
   }
   uint64_t ranks = m.unsigned_integer("ranks");
-  if (ranks < 1 || ranks > (1u << 20))
-    throw ConfigError(fmt::format("{}: ranks: expected 1 to 1048576", m.where("ranks")));
+  if (ranks < 1 || ranks > (1u << 20)) throw m.error("ranks", "expected 1 to 1048576");
   s.ranks = static_cast<uint32_t>(ranks);
   YamlMap link = m.map("link");
   s.link.rate = link.bandwidth("rate");
@@ -87,16 +72,16 @@ SystemSpec read_system(const YamlMap& m) {
 
 CollectiveSpec read_collective(const YamlMap& m, uint32_t ranks) {
   CollectiveSpec c;
-  c.where = m.where();
-  c.op = parse_collective_op(m.string("op"), m.where("op") + ": op");
+  c.where = m.location();
+  const std::string op = m.string("op");
+  c.op = at(m.location("op"), [&] { return parse_collective_op(op); });
   c.size = m.bytes("size");
   uint64_t channels = m.unsigned_integer_or("channels", 1);
-  if (channels < 1 || channels > 64)
-    throw ConfigError(fmt::format("{}: channels: expected 1 to 64", m.where("channels")));
+  if (channels < 1 || channels > 64) throw m.error("channels", "expected 1 to 64");
   c.ring.channels = static_cast<uint32_t>(channels);
   c.ring.chunk = m.bytes_or("chunk", Bytes());
   uint64_t root = m.unsigned_integer_or("root", 0);
-  if (root >= ranks) throw ConfigError(fmt::format("{}: root: expected a rank below {}", m.where("root"), ranks));
+  if (root >= ranks) throw m.error("root", fmt::format("expected a rank below {}", ranks));
   c.ring.root = static_cast<uint32_t>(root);
   m.reject_unknown_keys();
   return c;
@@ -124,7 +109,7 @@ requires(std::is_integral_v<T> && !std::is_same_v<T, bool>) void set(const YamlM
   if (!m.has(key)) return;
   uint64_t v = m.unsigned_integer(key);
   auto most = static_cast<uint64_t>(std::numeric_limits<T>::max());
-  if (v > most) throw ConfigError(fmt::format("{}: {}: expected at most {}, got {}", m.where(key), key, most, v));
+  if (v > most) throw m.error(key, fmt::format("expected at most {}, got {}", most, v));
   field = static_cast<T>(v);
 }
 
@@ -148,8 +133,7 @@ void set_enum(const YamlMap& m, const std::string& key, Enum& field, const std::
       return;
     }
   }
-  throw ConfigError(
-      fmt::format("{}: {}: unknown value '{}' (expected {})", m.where(key), key, s, fmt::join(names, " or ")));
+  throw m.error(key, fmt::format("unknown value '{}' (expected {})", s, fmt::join(names, " or ")));
 }
 
 void read_dcqcn(const YamlMap& m, packet::DcqcnConfig& c) {
@@ -213,18 +197,10 @@ void read_fabric(const YamlMap& top, Scenario& s) {
   std::optional<YamlMap> m;
   if (map_form) m = top.map("fabric");
   s.fabric = map_form ? m->string_or("model", "packet") : top.string_or("fabric", "flow");
-  try {
-    find_fabric(s.fabric);
-  } catch (const ConfigError& e) {
-    throw ConfigError(fmt::format("{}: {}", map_form ? m->where("model") : top.where("fabric"), e.what()));
-  }
+  at(map_form ? m->location("model") : top.location("fabric"), [&] { find_fabric(s.fabric); });
   if (!map_form) return;
   if (m->has("routing")) {
-    try {
-      s.fabric_options.routing = parse_routing_policy(m->string("routing"));
-    } catch (const ConfigError& e) {
-      throw ConfigError(fmt::format("{}: {}", m->where("routing"), e.what()));
-    }
+    s.fabric_options.routing = at(m->location("routing"), [&] { return parse_routing_policy(m->string("routing")); });
   }
   if (s.fabric == "packet") {
     s.fabric_options.packet = std::make_shared<const packet::PacketConfig>(read_packet_config(*m));
@@ -232,17 +208,15 @@ void read_fabric(const YamlMap& top, Scenario& s) {
   }
   for (const std::string& key : m->keys()) {
     if (key == "model" || key == "routing") continue;
-    throw ConfigError(
-        fmt::format("{}: {}: configures the packet fabric only (this one is model: {})", m->where(key), key, s.fabric));
+    throw m->error(key, fmt::format("configures the packet fabric only (this one is model: {})", s.fabric));
   }
 }
 
 void read_workload(const YamlMap& w, Scenario& s) {
   if (int{w.has("collectives")} + int{w.has("traffic")} + int{w.has("model")} + int{w.has("trace")} != 1) {
-    throw ConfigError(
-        fmt::format("{}: workload: expected one of model: (a training step), trace: (a traced step), "
-                    "collectives: or traffic: (exactly one of them)",
-                    w.where()));
+    throw ConfigError(w.location(), "workload",
+                      "expected one of model: (a training step), trace: (a traced step), collectives: or traffic: "
+                      "(exactly one of them)");
   }
   if (w.has("model") || w.has("trace")) {
     s.training = read_training(w, s.system);
@@ -253,7 +227,7 @@ void read_workload(const YamlMap& w, Scenario& s) {
       s.collectives.push_back(read_collective(item, s.system.ranks));
     }
     if (s.collectives.empty()) {
-      throw ConfigError(fmt::format("{}: collectives: expected at least one", w.where("collectives")));
+      throw w.error("collectives", "expected at least one");
     }
   }
   w.reject_unknown_keys();
@@ -269,7 +243,7 @@ std::vector<cost::GridAxis> read_plan_grid(const YamlMap& plan) {
   const YamlMap grid = plan.map("grid");
   for (const std::string& key : grid.keys()) {
     cost::GridAxis axis{key, grid.strings(key)};
-    if (axis.values.empty()) throw ConfigError(fmt::format("{}: {}: expected a list of values", grid.where(key), key));
+    if (axis.values.empty()) throw grid.error(key, "expected a list of values");
     axes.push_back(std::move(axis));
   }
   grid.reject_unknown_keys();
@@ -284,12 +258,12 @@ std::vector<ScenarioVariant> read_compare(const YamlMap& top) {
   for (const YamlMap& item : top.list_of_maps("compare")) {
     ScenarioVariant v;
     v.name = item.string("name");
-    v.where = item.where();
+    v.where = item.location();
     YamlMap changed = top;
     YamlMap set = item.map("set");
     for (const std::string& key : set.keys()) {
       if (key == "compare" || key.starts_with("compare.")) {
-        throw ConfigError(fmt::format("{}: {}: a variant cannot change the comparison itself", set.where(key), key));
+        throw set.error(key, "a variant cannot change the comparison itself");
       }
       changed = changed.with_value(key, set, key);
     }
@@ -301,8 +275,7 @@ std::vector<ScenarioVariant> read_compare(const YamlMap& top) {
     v.scenario = std::move(scenario);
     variants.push_back(std::move(v));
   }
-  if (variants.empty())
-    throw ConfigError(fmt::format("{}: compare: expected at least one variant", top.where("compare")));
+  if (variants.empty()) throw top.error("compare", "expected at least one variant");
   return variants;
 }
 
@@ -333,23 +306,14 @@ Scenario read_scenario(const YamlMap& top) {
 packet::PacketConfig read_packet_config(const YamlMap& m) {
   m.has("model");  // the caller's key
   std::string profile = m.string_or("profile", std::string(packet::default_packet_profile()));
-  packet::PacketConfig c;
-  try {
-    c = packet::packet_profile(profile);
-  } catch (const ConfigError& e) {
-    throw ConfigError(fmt::format("{}: {}", m.where("profile"), e.what()));
-  }
+  packet::PacketConfig c = at(m.location("profile"), [&] { return packet::packet_profile(profile); });
   read_packet_sections(m, c);
   set_enum(m, "transport", c.transport, std::array<std::string_view, 2>{"rdma", "dctcp"});
   set(m, "control_priority", c.control_priority);
   set(m, "deadlock_timeout", c.deadlock_timeout);
   set(m, "queue_sample_interval", c.queue_sample_interval);
   m.reject_unknown_keys();
-  try {
-    packet::validate(c);
-  } catch (const ConfigError& e) {
-    throw ConfigError(fmt::format("{}: {}", m.where(), e.what()));
-  }
+  at(m.location(), [&] { packet::validate(c); });
   return c;
 }
 

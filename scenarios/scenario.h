@@ -16,6 +16,7 @@
 #include "scenarios/cost_section.h"
 #include "scenarios/traffic.h"
 #include "scenarios/training_reader.h"
+#include "sim/core/errors.h"
 #include "sim/fabric_registry.h"
 #include "topologies/clusters.h"
 #include "topologies/topology.h"
@@ -38,7 +39,7 @@ struct CollectiveSpec {
   CollectiveOp op = CollectiveOp::all_reduce;
   Bytes size;
   RingOptions ring;
-  std::string where;  // file:line:column, for messages about this item
+  SourceLocation where;  // for messages about this item
 };
 
 struct Scenario;
@@ -46,7 +47,7 @@ struct Scenario;
 // One column of a comparison: the scenario with `set:` applied.
 struct ScenarioVariant {
   std::string name;
-  std::string where;  // file:line:column of the variant
+  SourceLocation where;  // of the variant
   std::shared_ptr<Scenario> scenario;
 };
 

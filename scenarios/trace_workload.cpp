@@ -21,7 +21,7 @@ std::string beside(const YamlMap& m, const std::string& path) {
 
 uint32_t positive(const YamlMap& m, const std::string& key) {
   const uint64_t v = m.unsigned_integer(key);
-  if (v == 0 || v > (1u << 24)) throw ConfigError(fmt::format("{}: {}: expected 1 to {}", m.where(key), key, 1u << 24));
+  if (v == 0 || v > (1u << 24)) throw m.error(key, fmt::format("expected 1 to {}", 1u << 24));
   return static_cast<uint32_t>(v);
 }
 
@@ -30,7 +30,7 @@ uint32_t positive(const YamlMap& m, const std::string& key) {
 TraceWorkload read_trace_workload(const YamlMap& m) {
   TraceWorkload t;
   TraceSource& s = t.source;
-  if (m.has("format")) s.format = at(m.where("format"), [&] { return parse_trace_format(m.string("format")); });
+  if (m.has("format")) s.format = at(m.location("format"), [&] { return parse_trace_format(m.string("format")); });
   const std::string files = beside(m, m.string("files"));
   (files.find("{rank}") != std::string::npos ? s.pattern : s.files.emplace_back()) = files;
   if (m.has("ranks")) s.ranks = positive(m, "ranks");
@@ -39,23 +39,21 @@ TraceWorkload read_trace_workload(const YamlMap& m) {
   if (m.has("fill_missing_ranks")) s.fill_missing_ranks = m.boolean("fill_missing_ranks");
   if (m.has("scale_to")) t.scale_to = positive(m, "scale_to");
   if (m.has("recorded_on") && m.has("compute_scale")) {
-    throw ConfigError(
-        fmt::format("{}: compute_scale: give recorded_on (re-cost for the system's GPU) or "
-                    "compute_scale (by hand), not both",
-                    m.where("compute_scale")));
+    throw m.error("compute_scale",
+                  "give recorded_on (re-cost for the system's GPU) or compute_scale (by hand), not both");
   }
   if (m.has("recorded_on")) {
     t.recorded_on = m.string("recorded_on");
-    at(m.where("recorded_on"), [&] { return catalogue::gpu(t.recorded_on).name; });
+    at(m.location("recorded_on"), [&] { return catalogue::gpu(t.recorded_on).name; });
   }
   if (m.has("compute_scale")) {
     s.compute_scale = m.real("compute_scale");
     if (!(s.compute_scale >= 0)) {
-      throw ConfigError(fmt::format("{}: compute_scale: expected a number >= 0", m.where("compute_scale")));
+      throw m.error("compute_scale", "expected a number >= 0");
     }
   }
   m.reject_unknown_keys();
-  const std::vector<std::string> paths = at(m.where("files"), [&] { return trace_files(s); });
+  const std::vector<std::string> paths = at(m.location("files"), [&] { return trace_files(s); });
   t.label =
       fmt::format("{} trace {} ({} rank file{})", s.format == TraceFormat::automatic ? "a" : to_string(s.format),
                   std::filesystem::path(paths.front()).filename().string(), paths.size(), paths.size() == 1 ? "" : "s");

@@ -19,30 +19,27 @@ TrafficKind parse_kind(const YamlMap& m) {
   if (s == "permutation") return TrafficKind::permutation;
   if (s == "all_to_all") return TrafficKind::all_to_all;
   if (s == "flows") return TrafficKind::flows;
-  throw ConfigError(fmt::format("{}: traffic: unknown pattern '{}' (expected incast, permutation, all_to_all or flows)",
-                                m.where("traffic"), s));
+  throw m.error("traffic", fmt::format("unknown pattern '{}' (expected incast, permutation, all_to_all or flows)", s));
 }
 
 uint32_t read_rank(const YamlMap& m, const std::string& key, uint32_t ranks) {
   uint64_t r = m.unsigned_integer(key);
   if (r >= ranks) {
-    throw ConfigError(
-        fmt::format("{}: {}: rank {} is out of range (the system has ranks 0 to {})", m.where(key), key, r, ranks - 1));
+    throw m.error(key, fmt::format("rank {} is out of range (the system has ranks 0 to {})", r, ranks - 1));
   }
   return static_cast<uint32_t>(r);
 }
 
 Bytes read_flow_bytes(const YamlMap& m) {
   Bytes b = m.bytes("bytes");
-  if (b.count() == 0) throw ConfigError(fmt::format("{}: bytes: expected a size above zero", m.where("bytes")));
+  if (b.count() == 0) throw m.error("bytes", "expected a size above zero");
   return b;
 }
 
 uint8_t read_priority(const YamlMap& m) {
   uint64_t p = m.unsigned_integer_or("priority", 0);
   if (p >= packet::kPriorities) {
-    throw ConfigError(fmt::format("{}: priority: expected a traffic class 0 to {}, got {}", m.where("priority"),
-                                  packet::kPriorities - 1, p));
+    throw m.error("priority", fmt::format("expected a traffic class 0 to {}, got {}", packet::kPriorities - 1, p));
   }
   return static_cast<uint8_t>(p);
 }
@@ -63,8 +60,8 @@ std::vector<uint32_t> read_senders(const YamlMap& m, uint32_t receiver, uint32_t
   if (!m.is_list("senders")) {
     uint64_t n = m.unsigned_integer("senders");
     if (n < 1 || n >= ranks) {
-      throw ConfigError(fmt::format("{}: senders: expected 1 to {} (the ranks other than the receiver), got {}",
-                                    m.where("senders"), ranks - 1, n));
+      throw m.error("senders",
+                    fmt::format("expected 1 to {} (the ranks other than the receiver), got {}", ranks - 1, n));
     }
     for (uint32_t r = 0; out.size() < n; ++r) {
       if (r != receiver) out.push_back(r);
@@ -74,11 +71,11 @@ std::vector<uint32_t> read_senders(const YamlMap& m, uint32_t receiver, uint32_t
   std::vector<bool> seen(ranks, false);
   for (uint64_t r : m.unsigned_integers("senders")) {
     std::string problem = sender_problem(r, receiver, seen);
-    if (!problem.empty()) throw ConfigError(fmt::format("{}: senders: {}", m.where("senders"), problem));
+    if (!problem.empty()) throw m.error("senders", problem);
     seen[r] = true;
     out.push_back(static_cast<uint32_t>(r));
   }
-  if (out.empty()) throw ConfigError(fmt::format("{}: senders: expected at least one rank", m.where("senders")));
+  if (out.empty()) throw m.error("senders", "expected at least one rank");
   return out;
 }
 
@@ -86,7 +83,7 @@ FlowSpec read_flow(const YamlMap& m, uint32_t ranks) {
   FlowSpec f;
   f.src = read_rank(m, "src", ranks);
   f.dst = read_rank(m, "dst", ranks);
-  if (f.src == f.dst) throw ConfigError(fmt::format("{}: dst: the same rank as src ({})", m.where("dst"), f.src));
+  if (f.src == f.dst) throw m.error("dst", fmt::format("the same rank as src ({})", f.src));
   f.bytes = read_flow_bytes(m);
   f.start = m.time_or("start", Time());
   f.priority = read_priority(m);
@@ -145,14 +142,14 @@ std::string_view to_string(TrafficKind kind) {
 
 TrafficSpec read_traffic(const YamlMap& w, uint32_t ranks) {
   TrafficSpec t;
-  t.where = w.where("traffic");
+  t.where = w.location("traffic");
   t.kind = parse_kind(w);
   if (ranks < 2) {
-    throw ConfigError(fmt::format("{}: traffic: needs at least 2 ranks, the system has {}", t.where, ranks));
+    throw ConfigError(t.where, "traffic", fmt::format("needs at least 2 ranks, the system has {}", ranks));
   }
   if (t.kind == TrafficKind::flows) {
     for (const YamlMap& item : w.list_of_maps("flows")) t.flows.push_back(read_flow(item, ranks));
-    if (t.flows.empty()) throw ConfigError(fmt::format("{}: flows: expected at least one flow", w.where("flows")));
+    if (t.flows.empty()) throw w.error("flows", "expected at least one flow");
     return t;
   }
   t.bytes = read_flow_bytes(w);

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/errors.h"
 #include "sim/fabric.h"
 #include "sim/fabric_registry.h"
 #include "topologies/topology.h"
@@ -40,7 +41,7 @@ struct TrafficSpec {
   uint8_t priority = 0;           // generated forms
   std::optional<uint64_t> seed;   // permutation; unset = the scenario's seed
   std::vector<FlowSpec> flows;    // the `flows` form
-  std::string where;              // file:line:column of `traffic:`
+  SourceLocation where;           // of `traffic:`
 };
 
 // Reads `traffic:` and its sibling keys from the workload map, checking ranks against `ranks`.

@@ -15,14 +15,14 @@ namespace {
 
 uint32_t u32(const YamlMap& m, const std::string& key, uint64_t fallback, uint64_t most = 1u << 20) {
   const uint64_t v = m.unsigned_integer_or(key, fallback);
-  if (v > most) throw ConfigError(fmt::format("{}: {}: expected at most {}, got {}", m.where(key), key, most, v));
+  if (v > most) throw m.error(key, fmt::format("expected at most {}, got {}", most, v));
   return static_cast<uint32_t>(v);
 }
 
 ModelConfig read_model(const YamlMap& w) {
-  if (!w.is_map("model")) return at(w.where("model"), [&] { return model(w.string("model")); });
+  if (!w.is_map("model")) return at(w.location("model"), [&] { return model(w.string("model")); });
   YamlMap m = w.map("model");
-  ModelConfig c = m.has("name") ? at(m.where("name"), [&] { return model(m.string("name")); }) : ModelConfig{};
+  ModelConfig c = m.has("name") ? at(m.location("name"), [&] { return model(m.string("name")); }) : ModelConfig{};
   if (!m.has("name")) c.name = "custom";
   c.name = m.string_or("label", c.name);
   c.layers = u32(m, "layers", c.layers);
@@ -38,7 +38,7 @@ ModelConfig read_model(const YamlMap& w) {
   if (m.has("gated_mlp")) c.gated_mlp = m.boolean("gated_mlp");
   if (m.has("tied_embeddings")) c.tied_embeddings = m.boolean("tied_embeddings");
   m.reject_unknown_keys();
-  at(m.where(), [&] {
+  at(m.location(), [&] {
     check(c);
     return 0;
   });
@@ -57,22 +57,22 @@ void read_parallel(const YamlMap& w, TrainingSpec& s, uint32_t gpus) {
   s.parallel.ep = u32(p, "ep", 1);
   const uint32_t model_parallel = s.parallel.tp * s.parallel.pp * s.parallel.cp;
   if (model_parallel == 0 || gpus % model_parallel != 0) {
-    throw ConfigError(fmt::format("{}: parallel: tp·pp·cp = {} does not divide the system's {} GPUs",
-                                  p.where(p.has("tp") ? "tp" : ""), model_parallel, gpus));
+    throw ConfigError(p.location(p.has("tp") ? "tp" : ""), "parallel",
+                      fmt::format("tp·pp·cp = {} does not divide the system's {} GPUs", model_parallel, gpus));
   }
   s.parallel.dp = u32(p, "dp", gpus / model_parallel);
   const uint64_t zero = p.unsigned_integer_or("zero", 0);
-  if (zero > 3) throw ConfigError(fmt::format("{}: zero: expected 0, 1, 2 or 3", p.where("zero")));
+  if (zero > 3) throw p.error("zero", "expected 0, 1, 2 or 3");
   s.sharding = static_cast<Sharding>(zero);
   if (p.has("fsdp") && p.boolean("fsdp")) s.sharding = Sharding::zero3;  // FULL_SHARD
   if (p.has("sequence_parallel")) s.sequence_parallel = p.boolean("sequence_parallel");
   if (p.has("schedule"))
-    s.pipeline = at(p.where("schedule"), [&] { return parse_pipeline_kind(p.string("schedule")); });
+    s.pipeline = at(p.location("schedule"), [&] { return parse_pipeline_kind(p.string("schedule")); });
   s.virtual_stages = u32(p, "virtual_stages", 1, 1024);
   if (s.virtual_stages > 1 && !p.has("schedule")) s.pipeline = PipelineKind::interleaved;
   if (p.has("recompute")) s.recompute = p.boolean("recompute");
   s.order = p.string_or("order", s.order);
-  at(p.where("order"), [&] { return make_layout(s.parallel, s.order); });
+  at(p.location("order"), [&] { return make_layout(s.parallel, s.order); });
   p.reject_unknown_keys();
 }
 
@@ -94,9 +94,8 @@ std::filesystem::path beside_scenario(const YamlMap& w, const std::string& key) 
 // either may be named. Sets the compute profile and the network fits it finds.
 void read_calibration(const YamlMap& w, TrainingWorkload& t) {
   const std::filesystem::path path = beside_scenario(w, "calibration");
-  const std::string where = w.where("calibration");
-  if (!std::filesystem::exists(path))
-    throw ConfigError(fmt::format("{}: calibration: no file {}", where, path.string()));
+  const SourceLocation where = w.location("calibration");
+  if (!std::filesystem::exists(path)) throw ConfigError(where, "calibration", fmt::format("no file {}", path.string()));
   const bool network_file = YamlMap::load_file(path.string()).string_or("format", "") == "weft-network-profile";
   std::filesystem::path network = path;
   if (!network_file) {
@@ -111,7 +110,7 @@ void read_calibration(const YamlMap& w, TrainingWorkload& t) {
 
 CollectiveTiming read_timing(const YamlMap& w) {
   if (!w.has("collective_timing")) return CollectiveTiming::shared;
-  return at(w.where("collective_timing"), [&] { return parse_collective_timing(w.string("collective_timing")); });
+  return at(w.location("collective_timing"), [&] { return parse_collective_timing(w.string("collective_timing")); });
 }
 
 std::string gpu_of(const SystemSpec& system) {
@@ -120,11 +119,10 @@ std::string gpu_of(const SystemSpec& system) {
 
 TrainingWorkload read_traced(const YamlMap& w, const SystemSpec& system) {
   if (system.preset.empty()) {
-    throw ConfigError(
-        fmt::format("{}: trace: replaying a trace needs a catalogue system (system: {{name: ...}})", w.where("trace")));
+    throw w.error("trace", "replaying a trace needs a catalogue system (system: {name: ...})");
   }
   TrainingWorkload t;
-  t.where = w.where();
+  t.where = w.location();
   t.trace = read_trace_workload(w.map("trace"));
   t.spec.model.name = t.trace->label;
   t.timing = read_timing(w);
@@ -139,19 +137,18 @@ TrainingWorkload read_traced(const YamlMap& w, const SystemSpec& system) {
 TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
   if (w.has("trace")) return read_traced(w, system);
   if (system.preset.empty()) {
-    throw ConfigError(
-        fmt::format("{}: model: a training workload needs a catalogue system (system: {{name: ...}}), "
-                    "whose GPUs and links the compute and collective models read",
-                    w.where("model")));
+    throw w.error("model",
+                  "a training workload needs a catalogue system (system: {name: ...}), whose GPUs and links the "
+                  "compute and collective models read");
   }
   TrainingWorkload t;
-  t.where = w.where();
+  t.where = w.location();
   t.spec.model = read_model(w);
   read_parallel(w, t.spec, system.ranks);
   read_batch(w, t.spec);
   t.spec.seq_len = u32(w, "seq_len", t.spec.model.max_seq, 1u << 24);
   if (w.has("precision"))
-    t.spec.precision = at(w.where("precision"), [&] { return parse_precision(w.string("precision")); });
+    t.spec.precision = at(w.location("precision"), [&] { return parse_precision(w.string("precision")); });
   t.spec.bucket = w.bytes_or("bucket", t.spec.bucket);
   t.spec.grad_bytes = u32(w, "grad_bytes", t.spec.grad_bytes, 8);
   if (w.has("capacity_factor")) t.spec.capacity_factor = w.real("capacity_factor");
@@ -160,13 +157,12 @@ TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
   t.timing = read_timing(w);
   if (w.has("tokens")) {
     t.token_budget = w.real("tokens");
-    if (!(*t.token_budget > 0))
-      throw ConfigError(fmt::format("{}: tokens: expected a positive number", w.where("tokens")));
+    if (!(*t.token_budget > 0)) throw w.error("tokens", "expected a positive number");
   }
   t.profile = default_compute_profile();
   if (w.has("profile")) {
     const std::filesystem::path path = beside_scenario(w, "profile");
-    t.profile = at(w.where("profile"), [&] { return load_compute_profile(path.string()); });
+    t.profile = at(w.location("profile"), [&] { return load_compute_profile(path.string()); });
   }
   if (w.has("calibration")) read_calibration(w, t);
   const NodeSpec node = node_spec::resolved(system.cluster.node);

@@ -10,6 +10,7 @@
 
 #include "collectives/network_calibration.h"
 #include "scenarios/trace_workload.h"
+#include "sim/core/errors.h"
 #include "workloads/compute_model.h"
 #include "workloads/replayer.h"
 #include "workloads/training.h"
@@ -24,7 +25,7 @@ struct TrainingWorkload {
   ComputeProfile profile;  // weft's defaults, or `profile:` (a calibration file) on top of them
   CollectiveTiming timing = CollectiveTiming::shared;  // `collective_timing:`
   std::string gpu;                                     // catalogue GPU of the system
-  std::string where;                                   // file:line:column of `workload:`
+  SourceLocation where;                                // of `workload:`
   // `trace:` instead of `model:`: the step comes from a trace; spec.model.name is its label and the
   // rest of spec is unused.
   std::optional<TraceWorkload> trace;

@@ -11,6 +11,13 @@
 #include "sim/core/names.h"
 
 namespace weft {
+namespace {
+
+SourceLocation mark_location(const std::string& source, const YAML::Mark& mark) {
+  return SourceLocation{source, static_cast<uint32_t>(mark.line + 1), static_cast<uint32_t>(mark.column + 1)};
+}
+
+}  // namespace
 
 YamlMap::YamlMap(YAML::Node node, std::shared_ptr<const std::string> source)
     : node_(std::move(node)), source_(std::move(source)), read_(std::make_shared<std::set<std::string>>()) {}
@@ -21,16 +28,16 @@ YamlMap YamlMap::parse(const std::string& text, const std::string& source) {
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw ConfigError(fmt::format("{}:{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.mark.column + 1, e.msg));
+    throw ConfigError(mark_location(source, e.mark), "", "not valid YAML: " + e.msg);
   }
   if (!root.IsMap())
-    throw ConfigError(fmt::format("{}:1:1: expected a YAML mapping (key: value lines) at the top", source));
+    throw ConfigError(SourceLocation{source, 1, 1}, "", "expected a YAML mapping (key: value lines) at the top");
   return YamlMap(root, name);
 }
 
 YamlMap YamlMap::load_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw ConfigError(fmt::format("{}: cannot open the file", path));
+  if (!in) throw ConfigError(SourceLocation{path}, "", "cannot open the file");
   std::stringstream text;
   text << in.rdbuf();
   return parse(text.str(), path);
@@ -85,19 +92,23 @@ YamlMap YamlMap::with_value(const std::string& dotted, const YamlMap& from, cons
   return out;
 }
 
-std::string YamlMap::where(const std::string& key) const {
+SourceLocation YamlMap::location(const std::string& key) const {
   YAML::Mark mark = node_.Mark();
   if (const YAML::Node* v = key.empty() ? nullptr : overlaid(key)) {
     mark = v->Mark();
   } else if (!key.empty() && node_.IsMap() && node_[key]) {
     mark = node_[key].Mark();
   }
-  return fmt::format("{}:{}:{}", *source_, mark.line + 1, mark.column + 1);
+  return mark_location(*source_, mark);
 }
 
-void YamlMap::fail(const std::string& key, const std::string& message) const {
-  throw ConfigError(fmt::format("{}: {}: {}", where(key), key, message));
+std::string YamlMap::where(const std::string& key) const { return location(key).text(); }
+
+ConfigError YamlMap::error(const std::string& key, const std::string& message, ConfigError::KeyShown shown) const {
+  return ConfigError(location(key), key, message, shown);
 }
+
+void YamlMap::fail(const std::string& key, const std::string& message) const { throw error(key, message); }
 
 bool YamlMap::has(const std::string& key) const {
   read_->insert(key);
@@ -115,8 +126,8 @@ bool YamlMap::is_list(const std::string& key) const { return has(key) && value(k
 // A mapping's key as text; a key that is a list, a map or empty (`? :`) is an error at its place.
 std::string YamlMap::key_text(const YAML::Node& key) const {
   if (!key.IsScalar()) {
-    throw ConfigError(fmt::format("{}:{}:{}: expected a plain key (text), not a list, a mapping or an empty key",
-                                  *source_, key.Mark().line + 1, key.Mark().column + 1));
+    throw ConfigError(mark_location(*source_, key.Mark()), "",
+                      "expected a plain key (text), not a list, a mapping or an empty key");
   }
   return key.Scalar();
 }
@@ -187,8 +198,7 @@ std::vector<uint64_t> YamlMap::unsigned_integers(const std::string& key) const {
     const std::string s = item.IsScalar() ? item.Scalar() : std::string();
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
     if (!item.IsScalar() || ec != std::errc() || end != s.data() + s.size()) {
-      throw ConfigError(fmt::format("{}:{}:{}: {}: expected a whole number, got '{}'", *source_, item.Mark().line + 1,
-                                    item.Mark().column + 1, key, s));
+      throw ConfigError(mark_location(*source_, item.Mark()), key, fmt::format("expected a whole number, got '{}'", s));
     }
     out.push_back(n);
   }
@@ -201,8 +211,7 @@ std::vector<std::string> YamlMap::strings(const std::string& key) const {
   std::vector<std::string> out;
   for (const YAML::Node& item : v) {
     if (!item.IsScalar()) {
-      throw ConfigError(fmt::format("{}:{}:{}: {}: expected a plain value in the list", *source_, item.Mark().line + 1,
-                                    item.Mark().column + 1, key));
+      throw ConfigError(mark_location(*source_, item.Mark()), key, "expected a plain value in the list");
     }
     out.push_back(item.Scalar());
   }
@@ -235,30 +244,23 @@ bool YamlMap::boolean(const std::string& key) const {
   fail(key, fmt::format("expected true or false, got '{}'", s));
 }
 
-// Unit parsers throw ConfigError without a location; add it here.
-template <typename F>
-static auto located(const YamlMap& m, const std::string& key, const std::string& text, F parse) {
-  try {
-    return parse(text);
-  } catch (const ConfigError& e) {
-    throw ConfigError(fmt::format("{}: {}", m.where(key), e.what()));
-  }
-}
-
 Time YamlMap::time(const std::string& key) const {
-  return located(*this, key, scalar(key, "a duration"), [&](const std::string& t) { return parse_time(t, key); });
+  const std::string text = scalar(key, "a duration");
+  return at(location(key), [&] { return parse_time(text, key); });
 }
 
 Time YamlMap::time_or(const std::string& key, Time fallback) const { return has(key) ? time(key) : fallback; }
 
 Bytes YamlMap::bytes(const std::string& key) const {
-  return located(*this, key, scalar(key, "a size"), [&](const std::string& t) { return parse_bytes(t, key); });
+  const std::string text = scalar(key, "a size");
+  return at(location(key), [&] { return parse_bytes(text, key); });
 }
 
 Bytes YamlMap::bytes_or(const std::string& key, Bytes fallback) const { return has(key) ? bytes(key) : fallback; }
 
 Bandwidth YamlMap::bandwidth(const std::string& key) const {
-  return located(*this, key, scalar(key, "a rate"), [&](const std::string& t) { return parse_bandwidth(t, key); });
+  const std::string text = scalar(key, "a rate");
+  return at(location(key), [&] { return parse_bandwidth(text, key); });
 }
 
 YamlMap YamlMap::map(const std::string& key) const {
@@ -273,8 +275,7 @@ std::vector<YamlMap> YamlMap::list_of_maps(const std::string& key) const {
   std::vector<YamlMap> out;
   for (const YAML::Node& item : v) {
     if (!item.IsMap()) {
-      throw ConfigError(fmt::format("{}:{}:{}: {}: expected each item to be a mapping", *source_, item.Mark().line + 1,
-                                    item.Mark().column + 1, key));
+      throw ConfigError(mark_location(*source_, item.Mark()), key, "expected each item to be a mapping");
     }
     out.push_back(YamlMap(item, source_));
   }
@@ -286,13 +287,15 @@ void YamlMap::reject_unknown_keys() const {
     for (const auto& entry : node_) {
       std::string key = key_text(entry.first);
       if (!read_->count(key)) {
-        throw ConfigError(fmt::format("{}:{}:{}: unknown key '{}'", *source_, entry.first.Mark().line + 1,
-                                      entry.first.Mark().column + 1, key));
+        throw ConfigError(mark_location(*source_, entry.first.Mark()), prefix_ + key,
+                          fmt::format("unknown key '{}'", key), ConfigError::KeyShown::in_message);
       }
     }
   }
   for (const std::string& key : keys()) {
-    if (!read_->count(key)) throw ConfigError(fmt::format("{}: unknown key '{}'", where(key), prefix_ + key));
+    if (!read_->count(key)) {
+      throw error(key, fmt::format("unknown key '{}'", prefix_ + key), ConfigError::KeyShown::in_message);
+    }
   }
 }
 

@@ -58,8 +58,12 @@ class YamlMap {
   void reject_unknown_keys() const;
 
   const std::string& source() const { return *source_; }
-  // "file:line:column" of this map, or of `key`'s value when present.
+  // Where this map is, or `key`'s value when present; where() is its "file:line:column".
+  SourceLocation location(const std::string& key = "") const;
   std::string where(const std::string& key = "") const;
+  // The error about `key` at its value's place (`throw m.error("nodes", "expected 1 to 65536")`).
+  ConfigError error(const std::string& key, const std::string& message,
+                    ConfigError::KeyShown shown = ConfigError::KeyShown::prefix) const;
 
  private:
   using Overlay = std::map<std::string, YAML::Node>;  // dotted path from the root -> value
@@ -79,15 +83,5 @@ class YamlMap {
   std::shared_ptr<const Overlay> overlay_;       // compare: variants' values; null when none
   std::string prefix_;                           // this map's dotted path from the root, "system.node."
 };
-
-// Runs `read`, prefixing a ConfigError's message with `where` (the library's checks know no lines).
-template <typename Read>
-auto at(const std::string& where, Read read) {
-  try {
-    return read();
-  } catch (const ConfigError& e) {
-    throw ConfigError(where + ": " + e.what());
-  }
-}
 
 }  // namespace weft

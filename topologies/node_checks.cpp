@@ -21,11 +21,7 @@ using node_spec::resolved;
 // A catalogue lookup whose ConfigError gets the "node: " prefix.
 template <class F>
 auto lookup(F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const ConfigError& e) {
-    fail(e.what());
-  }
+  return at(SourceLocation{}, "node", f);
 }
 
 }  // namespace

@@ -68,7 +68,7 @@ class Scenario(dict):
             if nxt is None:
                 nxt = node[part] = {}
             elif not isinstance(nxt, dict):
-                raise ConfigError(f"{'.'.join(parts[:i + 1])}: is {nxt!r}, not a map, so {key} cannot be set")
+                raise ConfigError(f"is {nxt!r}, not a map, so {key} cannot be set", key=".".join(parts[:i + 1]))
             node = nxt
         node[parts[-1]] = value
         return self
@@ -114,7 +114,7 @@ def _annotated(error, scenario, text):
     """A ConfigError from generated YAML: line numbers refer to that text, which it carries."""
     if text is not scenario._text:
         error.yaml_text = text
-        error.args = (error.message + " (the line is in the YAML generated from the changed scenario: "
+        error.args = (str(error) + " (the line is in the YAML generated from the changed scenario: "
                       "see the error's .yaml_text)",)
     return error
 
@@ -134,7 +134,7 @@ def load(source=None, *, validate=True):
         if text_like:
             data = yaml.safe_load(source)
             if not isinstance(data, dict):
-                raise ConfigError("<text>:1:1: expected a YAML mapping (key: value lines) at the top")
+                raise ConfigError("expected a YAML mapping (key: value lines) at the top", file="<text>", line=1, column=1)
             s = Scenario(data, text=source)
         else:
             path = os.path.abspath(os.fspath(source))
@@ -142,14 +142,14 @@ def load(source=None, *, validate=True):
                 with open(path, encoding="utf-8") as f:
                     text = f.read()
             except OSError as e:
-                raise ConfigError(f"{path}: cannot open the file ({e.strerror})") from None
+                raise ConfigError(f"cannot open the file ({e.strerror})", file=path) from None
             try:
                 data = yaml.safe_load(text)
             except yaml.YAMLError:
                 data = None  # the C++ loader says where
             if not isinstance(data, dict):
                 _core.validate(text, path)
-                raise ConfigError(f"{path}:1:1: expected a YAML mapping (key: value lines) at the top")
+                raise ConfigError("expected a YAML mapping (key: value lines) at the top", file=path, line=1, column=1)
             s = Scenario(data, path=path, text=text)
     else:
         raise TypeError(f"weft.load: expected a path, a dict or YAML text, got {type(source).__name__}")

@@ -31,7 +31,7 @@ std::string_view trim(std::string_view s) {
 }
 
 [[noreturn]] void bad(std::string_view what, std::string_view text, std::string_view expected) {
-  throw ConfigError(fmt::format("{}: cannot read '{}' (expected {})", what, text, expected));
+  throw ConfigError(SourceLocation{}, std::string(what), fmt::format("cannot read '{}' (expected {})", text, expected));
 }
 
 Parsed split_number(std::string_view text, std::string_view what, std::string_view expected) {
