@@ -219,29 +219,13 @@ std::vector<std::string> YamlMap::strings(const std::string& key) const {
 }
 
 double YamlMap::real(const std::string& key) const {
-  std::string s = scalar(key, "a number");
-  auto parse = [](std::string_view t, double& out) {
-    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
-    return ec == std::errc() && end == t.data() + t.size();
-  };
-  double v = 0;
-  size_t slash = s.find('/');
-  if (slash == std::string::npos) {
-    if (parse(s, v) && std::isfinite(v)) return v;
-  } else {
-    double num = 0, den = 0;
-    std::string_view whole(s);
-    bool ok = parse(whole.substr(0, slash), num) && parse(whole.substr(slash + 1), den) && den != 0;
-    if (ok && std::isfinite(num / den)) return num / den;
-  }
-  fail(key, fmt::format("expected a number such as 0.2, 1e-3 or 1/256, got '{}'", s));
+  const std::string text = scalar(key, "a number");
+  return at(location(key), [&] { return parse_real(text, key); });
 }
 
 bool YamlMap::boolean(const std::string& key) const {
-  std::string s = scalar(key, "true or false");
-  if (s == "true" || s == "True" || s == "TRUE") return true;
-  if (s == "false" || s == "False" || s == "FALSE") return false;
-  fail(key, fmt::format("expected true or false, got '{}'", s));
+  const std::string text = scalar(key, "true or false");
+  return at(location(key), [&] { return parse_bool(text, key); });
 }
 
 Time YamlMap::time(const std::string& key) const {

@@ -6,6 +6,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/core/names.h"
+#include "sim/core/units.h"
 
 namespace weft {
 namespace {
@@ -204,20 +205,9 @@ int to_int(std::string_view key, std::string_view text) {
   return v;
 }
 
-double to_double(std::string_view key, std::string_view text) {
-  double v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    throw ConfigError(fmt::format("{}: '{}' is not a number", key, text));
-  }
-  return v;
-}
-
-bool to_bool(std::string_view key, std::string_view text) {
-  if (text == "true" || text == "on" || text == "yes" || text == "1") return true;
-  if (text == "false" || text == "off" || text == "no" || text == "0") return false;
-  throw ConfigError(fmt::format("{}: '{}' is not true or false", key, text));
-}
+// Numbers and booleans in the grammar of every other edge (sim/core/units.h).
+double to_double(std::string_view key, std::string_view text) { return parse_real(text, key); }
+bool to_bool(std::string_view key, std::string_view text) { return parse_bool(text, key); }
 
 NodeLayout to_layout(std::string_view key, std::string_view text) {
   if (text == "nvswitch") return NodeLayout::nvswitch;

@@ -117,6 +117,30 @@ Bytes parse_bytes(std::string_view text, std::string_view what) {
   return Bytes(static_cast<uint64_t>(to_integer(v, what, text)));
 }
 
+double parse_real(std::string_view text, std::string_view what) {
+  auto parse = [](std::string_view t, double& out) {
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
+    return ec == std::errc() && end == t.data() + t.size();
+  };
+  double v = 0;
+  const size_t slash = text.find('/');
+  if (slash == std::string_view::npos) {
+    if (parse(text, v) && std::isfinite(v)) return v;
+  } else {
+    double num = 0, den = 0;
+    const bool ok = parse(text.substr(0, slash), num) && parse(text.substr(slash + 1), den) && den != 0;
+    if (ok && std::isfinite(num / den)) return num / den;
+  }
+  throw ConfigError(SourceLocation{}, std::string(what),
+                    fmt::format("expected a number such as 0.2, 1e-3 or 1/256, got '{}'", text));
+}
+
+bool parse_bool(std::string_view text, std::string_view what) {
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  throw ConfigError(SourceLocation{}, std::string(what), fmt::format("expected true or false, got '{}'", text));
+}
+
 Bandwidth parse_bandwidth(std::string_view text, std::string_view what) {
   constexpr std::string_view expected = "a rate such as 400Gbps, 400Gb/s, 50GB/s or 900 GB/s";
   int64_t v = to_integer(scaled(text, what, expected, kRateUnits), what, text);

@@ -90,5 +90,10 @@ Bytes parse_bytes(std::string_view text,
                   std::string_view what = "size");  // 32MiB, 4KB, 1G (=2^30), 8; plain number = bytes
 Bandwidth parse_bandwidth(std::string_view text,
                           std::string_view what = "rate");  // 400Gbps, 400Gb/s, 50GB/s, 900 GB/s; plain number = bit/s
+// The one grammar of plain values, in YAML files, --set and every other edge: a real number is
+// 0.2, 1e-3 or a fraction 1/256 (finite); a boolean is true or false (also True/TRUE, False/FALSE:
+// YAML 1.2's core schema, which is also what Python's YAML writer emits).
+double parse_real(std::string_view text, std::string_view what = "value");
+bool parse_bool(std::string_view text, std::string_view what = "value");
 
 }  // namespace weft

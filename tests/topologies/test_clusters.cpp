@@ -205,6 +205,12 @@ TEST_CASE("bad cluster specs are ConfigErrors that say what is wrong", "[cluster
   CHECK_THROWS_WITH(set_field(s2, "node.pcie_lane", "8"), Catch::Contains("node.pcie_lanes"));
   CHECK_THROWS_WITH(set_field(s2, "nodes", "four"), Catch::Contains("not a whole number"));
   CHECK_THROWS_WITH(set_field(s2, "network.shape", "torus"), Catch::Contains("rail-optimized"));
+  // One grammar with the YAML reader (sim/core/units.h): true/false, reals with fractions.
+  CHECK_THROWS_WITH(set_field(s2, "node.p2p", "yes"), Catch::Equals("node.p2p: expected true or false, got 'yes'"));
+  set_field(s2, "node.p2p", "False");
+  CHECK_FALSE(s2.node.p2p);
+  set_field(s2, "network.oversubscription", "3/2");
+  CHECK(s2.network.oversubscription == 1.5);
   s2.nodes = 3;
   s2.network.shape = NetworkShape::none;
   CHECK_THROWS_WITH(build_cluster(s2), Catch::Contains("not be connected"));
