@@ -8,7 +8,7 @@
 #include "collectives/network_calibration.h"
 #include "collectives/plan.h"
 #include "collectives/sweep.h"
-#include "scenarios/network_calibration_reader.h"
+#include "scenarios/network_calibration_file.h"
 #include "scenarios/report.h"
 #include "sim/core/errors.h"
 #include "sim/core/names.h"

@@ -12,8 +12,8 @@
 #include <sstream>
 #include <tuple>
 
-#include "scenarios/compute_profile_reader.h"
-#include "scenarios/network_calibration_reader.h"
+#include "scenarios/compute_profile_file.h"
+#include "scenarios/network_calibration_file.h"
 #include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"
 #include "topologies/catalogue/gpus.h"
@@ -267,43 +267,38 @@ Calibration calibrate(std::span<const Measured> measurements, const CalibrationO
 }
 
 std::string compute_profile_yaml(const NetworkProfile& p) {
-  std::string out =
-      "# weft calibrate: compute efficiencies (load_compute_profile format, workloads/compute_model.h).\n"
-      "# The network fits are in the .network.yaml file next to this one.\n";
-  out += fmt::format("source: \"{}\"\n", p.source);
-  if (!p.gemm_efficiency && !p.memory_efficiency) return out;
-  std::string fields;
-  if (p.gemm_efficiency) fields += fmt::format("gemm: {:.4f}", *p.gemm_efficiency);
-  if (p.memory_efficiency) fields += fmt::format("{}memory: {:.4f}", fields.empty() ? "" : ", ", *p.memory_efficiency);
-  if (p.gpu.empty()) return out + fmt::format("efficiency: {{{}}}\n", fields);
-  return out + fmt::format("gpus:\n  {}: {{{}}}\n", p.gpu, fields);
-}
-
-std::string network_profile_yaml(const NetworkProfile& p) {
-  std::string out =
-      "# weft calibrate: fitted latency (alpha) and effective bandwidth (beta, 1e9 bytes/s of the\n"
-      "# nccl-tests size) per series; residuals are relative (docs/schedule-json.md).\n";
-  out += fmt::format("format: weft-network-profile\nversion: 1\nsource: \"{}\"\n", p.source);
-  if (!p.gpu.empty()) out += fmt::format("gpu: {}\n", p.gpu);
-  if (p.launch_us) out += fmt::format("launch_overhead_us: {:.4f}  # {}\n", *p.launch_us, p.launch_from);
-  out += "series:\n";
-  for (const SeriesFit& s : p.series) {
-    out += fmt::format(
-        "  - {{kind: {}, op: {}, ranks: {}, algorithm: \"{}\", protocol: \"{}\", link: \"{}\", from_bytes: {:.0f}, "
-        "alpha_us: {:.6g}, beta_GBps: {:.6g}, points: {}, outliers: {}, rms_rel_residual: {:.4f}, max_rel_residual: "
-        "{:.4f}}}\n",
-        s.kind, s.op, s.ranks, s.algorithm, s.protocol, s.link, s.from_bytes, s.fit.alpha_us, s.fit.beta_GBps(),
-        s.fit.points, s.fit.outliers, s.fit.rms_rel, s.fit.max_rel);
-  }
-  if (!p.gemm.empty()) {
-    out += "gemm:\n";
-    for (const GemmFit& g : p.gemm) {
-      out += fmt::format("  - {{class: {}, efficiency: {:.4f}, tflops: {:.4g}, points: {}}}\n", g.shape_class,
-                         g.efficiency, g.tflops, g.points);
+  ProfileOverrides file;
+  file.source = p.source;
+  if (p.gemm_efficiency || p.memory_efficiency) {
+    const EfficiencyOverrides fitted{.gemm = p.gemm_efficiency, .memory = p.memory_efficiency};
+    if (p.gpu.empty()) {
+      file.all = fitted;
+    } else {
+      file.gpus.push_back(GpuEfficiencies{p.gpu, fitted, ""});
     }
   }
-  return out;
+  return compute_profile_yaml(file, {"weft calibrate: compute efficiencies (load_compute_profile format, "
+                                     "workloads/compute_model.h).",
+                                     "The network fits are in the .network.yaml file next to this one."});
 }
+
+namespace {
+
+// The simulator's data type (collectives/network_calibration.h), written by the one door.
+NetworkCalibration to_calibration(const NetworkProfile& p) {
+  NetworkCalibration c{.source = p.source, .gpu = p.gpu, .launch_us = p.launch_us, .launch_from = p.launch_from};
+  for (const SeriesFit& s : p.series) {
+    c.series.push_back(CalibratedSeries{s.kind, s.op, s.ranks, s.algorithm, s.protocol, s.link, s.from_bytes,
+                                        s.fit.alpha_us, s.fit.beta_GBps(),
+                                        FitQuality{s.fit.points, s.fit.outliers, s.fit.rms_rel, s.fit.max_rel}});
+  }
+  for (const GemmFit& g : p.gemm) c.gemm.push_back(GemmClassFit{g.shape_class, g.efficiency, g.tflops, g.points});
+  return c;
+}
+
+}  // namespace
+
+std::string network_profile_yaml(const NetworkProfile& p) { return network_calibration_yaml(to_calibration(p)); }
 
 // The file is read by the simulator's reader (collectives/network_calibration.h), the one reader of
 // the format; the fits come back as SeriesFit for prediction here.
@@ -313,13 +308,19 @@ NetworkProfile load_network_profile(const std::string& path) {
   p.source = c.source;
   p.gpu = c.gpu;
   p.launch_us = c.launch_us;
+  p.launch_from = c.launch_from;
   for (const CalibratedSeries& s : c.series) {
     SeriesFit f{s.kind, s.op, s.ranks, s.algorithm, s.protocol, s.link, {}};
     f.fit.alpha_us = s.alpha_us;
     f.fit.us_per_byte = 1e-3 / s.beta_GBps;
+    f.fit.points = s.quality.points;
+    f.fit.outliers = s.quality.outliers;
+    f.fit.rms_rel = s.quality.rms_rel_residual;
+    f.fit.max_rel = s.quality.max_rel_residual;
     f.from_bytes = s.from_bytes;
     p.series.push_back(f);
   }
+  for (const GemmClassFit& g : c.gemm) p.gemm.push_back(GemmFit{g.shape_class, g.efficiency, g.tflops, g.points});
   return p;
 }
 

@@ -1,6 +1,7 @@
-#include "scenarios/compute_profile_reader.h"
+#include "scenarios/compute_profile_file.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"
@@ -50,5 +51,38 @@ ComputeProfile parse_compute_profile(const std::string& text, const std::string&
 }
 
 ComputeProfile load_compute_profile(const std::string& path) { return read_profile(YamlMap::load_file(path)); }
+
+namespace {
+
+void write_overrides(YAML::Emitter& out, const EfficiencyOverrides& o) {
+  out << YAML::Flow << YAML::BeginMap;
+  for (const EfficiencyField& f : kEfficiencyFields) {
+    if (o.*f.set) out << YAML::Key << f.key << YAML::Value << fmt::format("{:.4f}", *(o.*f.set));
+  }
+  out << YAML::EndMap;
+}
+
+}  // namespace
+
+std::string compute_profile_yaml(const ProfileOverrides& file, const std::vector<std::string>& comments) {
+  YAML::Emitter out;
+  for (const std::string& line : comments) out << YAML::Comment(line) << YAML::Newline;
+  out << YAML::BeginMap;
+  out << YAML::Key << "source" << YAML::Value << YAML::DoubleQuoted << file.source;
+  if (file.all) {
+    out << YAML::Key << "efficiency" << YAML::Value;
+    write_overrides(out, *file.all);
+  }
+  if (!file.gpus.empty()) {
+    out << YAML::Key << "gpus" << YAML::Value << YAML::BeginMap;
+    for (const GpuEfficiencies& g : file.gpus) {
+      out << YAML::Key << g.gpu << YAML::Value;
+      write_overrides(out, g.set);
+    }
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
 
 }  // namespace weft

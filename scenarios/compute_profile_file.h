@@ -1,7 +1,9 @@
-// Compute profile files (format in workloads/compute_model.h), read through the one YAML door.
+// Compute profile files (format in workloads/compute_model.h), read and written through the one
+// YAML door.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "workloads/compute_model.h"
 
@@ -11,5 +13,8 @@ namespace weft {
 // unknown keys, unknown GPUs (with the closest name) and fractions outside (0, 1].
 ComputeProfile load_compute_profile(const std::string& path);
 ComputeProfile parse_compute_profile(const std::string& text, const std::string& source_name);
+
+// A profile file setting `file`'s values (fractions to 4 places); the comment lines go first.
+std::string compute_profile_yaml(const ProfileOverrides& file, const std::vector<std::string>& comments = {});
 
 }  // namespace weft

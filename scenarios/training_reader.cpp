@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <filesystem>
 
-#include "scenarios/compute_profile_reader.h"
-#include "scenarios/network_calibration_reader.h"
+#include "scenarios/compute_profile_file.h"
+#include "scenarios/network_calibration_file.h"
 #include "scenarios/scenario.h"
 #include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"

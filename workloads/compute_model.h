@@ -4,7 +4,7 @@
 // built-in defaults measured in public benchmarks (sources in compute_model.cpp), overridable
 // from a calibration file.
 //
-// Profile file format (YAML, read by scenarios/compute_profile_reader.h; every key optional; a typo or an
+// Profile file format (YAML, read by scenarios/compute_profile_file.h; every key optional; a typo or an
 // unknown key is an error with file:line:column):
 //
 //   source: "nsys of Llama-3-8B on 8x H100, March 2025"   # free text, reported with results

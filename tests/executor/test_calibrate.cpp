@@ -7,7 +7,7 @@
 
 #include "executor/calibrate.h"
 #include "executor/compare.h"
-#include "scenarios/compute_profile_reader.h"
+#include "scenarios/compute_profile_file.h"
 #include "sim/core/errors.h"
 #include "workloads/compute_model.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "collectives/network_calibration.h"
-#include "scenarios/network_calibration_reader.h"
+#include "scenarios/network_calibration_file.h"
 #include "scenarios/run_scenario.h"
 #include "scenarios/scenario.h"
 #include "sim/core/errors.h"

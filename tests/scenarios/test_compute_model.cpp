@@ -4,7 +4,7 @@
 #include <fstream>
 #include <string>
 
-#include "scenarios/compute_profile_reader.h"
+#include "scenarios/compute_profile_file.h"
 #include "sim/core/errors.h"
 #include "topologies/catalogue/gpus.h"
 #include "workloads/compute_model.h"

@@ -1,0 +1,97 @@
+// Every configuration text weft writes reads back to what was written (the one YAML door, both ways).
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "scenarios/compute_profile_file.h"
+#include "scenarios/network_calibration_file.h"
+
+using namespace weft;
+
+namespace {
+
+// A source line with everything a hand-made YAML writer gets wrong: quotes, ": ", " #", a newline.
+const std::string kAwkwardSource = "fits of \"run 3\": 8x H200 # rack B\nsecond line, 'quoted'";
+
+NetworkCalibration sample_calibration() {
+  NetworkCalibration c;
+  c.source = kAwkwardSource;
+  c.gpu = "h200";
+  c.launch_us = 4.25;
+  c.launch_from = "median of 6 single-rank collectives of <= 64 KiB";
+  // Values exact at the digits written: alpha and beta to 6 significant digits, residuals to 4 places.
+  c.series.push_back({"collective", "all_reduce", 8, "ring", "simple", "inter", 0, 41.7, 1.61, {20, 1, 0.28, 0.4375}});
+  c.series.push_back(
+      {"collective", "all_reduce", 8, "ring", "simple", "inter", 65536, 12.5, 180.25, {9, 0, 0.0625, 0.125}});
+  c.series.push_back({"p2p", "send_recv", 2, "", "", "intra", 0, 3.5, 350, {12, 0, 0.01, 0.02}});
+  c.gemm.push_back({"large", 0.78, 772, 3});
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("round trip: a network calibration reads back field by field", "[scenario]") {
+  const NetworkCalibration c = sample_calibration();
+  const std::string text = network_calibration_yaml(c);
+  const NetworkCalibration back = parse_network_calibration(text, "written.network.yaml");
+  CHECK(back.source == c.source);
+  CHECK(back.gpu == c.gpu);
+  REQUIRE(back.launch_us);
+  CHECK(*back.launch_us == *c.launch_us);
+  CHECK(back.launch_from == c.launch_from);
+  REQUIRE(back.series.size() == c.series.size());
+  for (size_t i = 0; i < c.series.size(); ++i) {
+    const CalibratedSeries &a = c.series[i], &b = back.series[i];
+    CHECK(b.kind == a.kind);
+    CHECK(b.op == a.op);
+    CHECK(b.ranks == a.ranks);
+    CHECK(b.algorithm == a.algorithm);
+    CHECK(b.protocol == a.protocol);
+    CHECK(b.link == a.link);
+    CHECK(b.from_bytes == a.from_bytes);
+    CHECK(b.alpha_us == a.alpha_us);
+    CHECK(b.beta_GBps == a.beta_GBps);
+    CHECK(b.quality.points == a.quality.points);
+    CHECK(b.quality.outliers == a.quality.outliers);
+    CHECK(b.quality.rms_rel_residual == a.quality.rms_rel_residual);
+    CHECK(b.quality.max_rel_residual == a.quality.max_rel_residual);
+  }
+  REQUIRE(back.gemm.size() == 1);
+  CHECK(back.gemm[0].shape_class == "large");
+  CHECK(back.gemm[0].efficiency == 0.78);
+  CHECK(back.gemm[0].tflops == 772);
+  CHECK(back.gemm[0].points == 3);
+  // The simulation's lookup sees the same fits: 1 MiB in the second regime, 12.5 + 1048576 / 180.25e3 us.
+  CHECK(back.time("collective", "all_reduce", 8, "ring", "simple", "inter", 1 << 20) ==
+        c.time("collective", "all_reduce", 8, "ring", "simple", "inter", 1 << 20));
+  // Written twice, the same bytes.
+  CHECK(network_calibration_yaml(back) == text);
+}
+
+TEST_CASE("round trip: an empty calibration is still a valid file", "[scenario]") {
+  NetworkCalibration c;
+  c.source = "nothing measured";
+  const NetworkCalibration back = parse_network_calibration(network_calibration_yaml(c), "empty.yaml");
+  CHECK(back.source == "nothing measured");
+  CHECK(back.series.empty());
+  CHECK_FALSE(back.launch_us);
+}
+
+TEST_CASE("round trip: a compute profile reads back to the same efficiencies", "[scenario]") {
+  ProfileOverrides file;
+  file.source = kAwkwardSource;
+  file.all = EfficiencyOverrides{.gemm = 0.75, .memory = 0.9};
+  file.gpus.push_back(GpuEfficiencies{"h100-sxm", EfficiencyOverrides{.attention = 0.6125}, ""});
+  const std::string text = compute_profile_yaml(file, {"a comment: with a colon"});
+  const ComputeProfile back = parse_compute_profile(text, "written.yaml");
+  const ComputeProfile expected = with_profile_overrides(file);
+  CHECK(back.source == expected.source);
+  for (const char* gpu : {"h100-sxm", "a100-80gb", "rtx-3090"}) {
+    const Efficiencies a = expected.resolve(gpu), b = back.resolve(gpu);
+    CHECK(b.gemm == a.gemm);
+    CHECK(b.gemm_fp8 == a.gemm_fp8);
+    CHECK(b.attention == a.attention);
+    CHECK(b.memory == a.memory);
+  }
+  CHECK(back.resolve("h100-sxm").attention == 0.6125);
+  CHECK(back.resolve("a100-80gb").gemm == 0.75);
+}
