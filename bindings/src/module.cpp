@@ -3,6 +3,8 @@
 // the GIL while it simulates, and hands back text, numbers or numpy columns for pandas.
 #include <pybind11/pybind11.h>
 
+#include <utility>
+
 #include "bindings/src/bindings.h"
 #include "sim/core/engine.h"
 #include "sim/core/errors.h"
@@ -27,7 +29,7 @@ void raise_config_error(const weft::ConfigError& e) {
   try {
     py::object cls = py::module_::import("weft.errors").attr("ConfigError");
     const weft::SourceLocation& w = e.where();
-    auto or_none = [](bool known, py::object value) { return known ? value : py::none(); };
+    auto or_none = [](bool known, py::object value) { return known ? std::move(value) : py::none(); };
     py::object error = cls(e.message(), py::arg("file") = or_none(w.known(), py::str(w.file)),
                            py::arg("line") = or_none(w.line > 0, py::int_(w.line)),
                            py::arg("column") = or_none(w.line > 0, py::int_(w.column)),

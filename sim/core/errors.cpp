@@ -27,13 +27,13 @@ ConfigError::ConfigError(SourceLocation where, std::string key, std::string mess
       key_(std::move(key)),
       message_(std::move(message)) {}
 
-ConfigError::ConfigError(std::string text, SourceLocation where, std::string key, std::string message)
+ConfigError::ConfigError(const std::string& text, SourceLocation where, std::string key, std::string message)
     : std::runtime_error(text), where_(std::move(where)), key_(std::move(key)), message_(std::move(message)) {}
 
 ConfigError ConfigError::within(const SourceLocation& outer, const std::string& key) const {
-  std::string text = (outer.known() ? outer.text() + ": " : "") + (key.empty() ? "" : key + ": ") + what();
-  if (where_.known()) return ConfigError(std::move(text), where_, key_, message_);
-  return ConfigError(std::move(text), outer, key.empty() ? key_ : key, message_);
+  const std::string text = (outer.known() ? outer.text() + ": " : "") + (key.empty() ? "" : key + ": ") + what();
+  if (where_.known()) return ConfigError(text, where_, key_, message_);
+  return ConfigError(text, outer, key.empty() ? key_ : key, message_);
 }
 
 void invariant_failed(const char* condition, const char* file, int line) {

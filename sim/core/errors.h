@@ -41,7 +41,7 @@ class ConfigError : public std::runtime_error {
   ConfigError within(const SourceLocation& outer, const std::string& key = "") const;
 
  private:
-  ConfigError(std::string text, SourceLocation where, std::string key, std::string message);
+  ConfigError(const std::string& text, SourceLocation where, std::string key, std::string message);
 
   SourceLocation where_;
   std::string key_;

@@ -56,9 +56,9 @@ TEST_CASE("errors: within() prefixes the enclosing place; the fields keep the in
 TEST_CASE("errors: at() rethrows a read's error as seen from its place, and passes values through") {
   CHECK(weft::at(SourceLocation{"s.yaml", 1, 1}, [] { return 7; }) == 7);
   // A reference stays one (catalogue lookups return references to static entries).
-  static const int entry = 3;
-  const int& same = weft::at(SourceLocation{}, "node", [&]() -> const int& { return entry; });
-  CHECK(&same == &entry);
+  static const int kEntry = 3;
+  const int& same = weft::at(SourceLocation{}, "node", [&]() -> const int& { return kEntry; });
+  CHECK(&same == &kEntry);
   try {
     weft::at(SourceLocation{"s.yaml", 7, 3}, "routing", [] { throw ConfigError("unknown policy 'x'"); });
     FAIL("no throw");
