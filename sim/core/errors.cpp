@@ -31,7 +31,7 @@ ConfigError::ConfigError(const std::string& text, SourceLocation where, std::str
     : std::runtime_error(text), where_(std::move(where)), key_(std::move(key)), message_(std::move(message)) {}
 
 ConfigError ConfigError::within(const SourceLocation& outer, const std::string& key) const {
-  const std::string text = (outer.known() ? outer.text() + ": " : "") + (key.empty() ? "" : key + ": ") + what();
+  const std::string text = located_text(outer, key, what(), KeyShown::prefix);
   if (where_.known()) return ConfigError(text, where_, key_, message_);
   return ConfigError(text, outer, key.empty() ? key_ : key, message_);
 }
