@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     auto t0 = Clock::now();
     weft::CollectivePlan plan = weft::plan_collective(weft::CollectiveOp::all_reduce, bytes, topology, spec);
     auto t1 = Clock::now();
-    weft::SimulationResult r = weft::simulate(plan.schedule, topology, {fabric, 1, {}, nullptr});
+    weft::SimulationResult r = weft::simulate(plan.schedule, topology, {fabric, 1, {}});
     auto t2 = Clock::now();
     double plan_s = std::chrono::duration<double>(t1 - t0).count();
     double run_s = std::chrono::duration<double>(t2 - t1).count();

@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
         weft::single_switch(ranks, {weft::LinkKind::generic, weft::Bandwidth::gbps(400), weft::Time::us(1)});
     const weft::Schedule schedule = weft::ring_all_reduce(ranks, weft::Bytes(bytes));
     const auto t0 = std::chrono::steady_clock::now();
-    const weft::SimulationResult result = weft::simulate(schedule, topology, {fabric, 1, {}, nullptr});
+    const weft::SimulationResult result = weft::simulate(schedule, topology, {fabric, 1, {}});
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("ranks=%u fabric=%s simulated_s=%.9f wall_s=%.3f transfers=%llu\n", ranks, fabric.c_str(),
                 result.time.seconds(), wall, static_cast<unsigned long long>(result.transfers));

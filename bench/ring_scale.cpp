@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
       weft::single_switch(ranks, {weft::LinkKind::generic, weft::Bandwidth::gbps(400), weft::Time::us(1)});
   weft::Schedule schedule = weft::ring_all_reduce(ranks, weft::Bytes(bytes));
   auto t1 = Clock::now();
-  weft::SimulationResult r = weft::simulate(schedule, topology, {fabric, 1, {}, nullptr});
+  weft::SimulationResult r = weft::simulate(schedule, topology, {fabric, 1, {}});
   auto t2 = Clock::now();
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);

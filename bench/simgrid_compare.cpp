@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   // One loop (chunk = whole buffer) and one step in flight: the algorithm SimGrid's actors run.
   weft::Schedule schedule = weft::ring_all_reduce(ranks, weft::Bytes(bytes), {1, weft::Bytes(bytes), 0});
   schedule.max_in_flight = 1;
-  weft::SimulationResult ours = weft::simulate(schedule, topology, {"flow", 1, {}, nullptr});
+  weft::SimulationResult ours = weft::simulate(schedule, topology, {"flow", 1, {}});
   double weft_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   weft::bench::SimgridRingResult theirs =

@@ -5,10 +5,9 @@
 
 #include "cli/commands.h"
 #include "cli/system_options.h"
-#include "collectives/network_calibration.h"
 #include "collectives/plan.h"
 #include "collectives/sweep.h"
-#include "scenarios/network_calibration_file.h"
+#include "scenarios/collective_request.h"
 #include "scenarios/report.h"
 #include "sim/core/errors.h"
 #include "sim/core/names.h"
@@ -93,65 +92,30 @@ std::string bottleneck(const Topology& t, const SweepRow& row, std::string_view 
       to_string(link.kind), link.rate.bps() / 1e9, 100 * busiest_share, row.time.microseconds(), busiest->wire.count());
 }
 
-// --calibration: rows whose (op, ranks, algorithm/protocol, link class) series was measured take the
-// fitted time; algbw and busbw follow it. The note says which rows.
-void apply_calibration(const std::string& path, CollectiveOp op, const Topology& topology,
-                       std::vector<SweepRow>& rows) {
-  const NetworkCalibration c = load_network_calibration(path);
-  const std::string link = link_class(topology.gpus(), topology);
-  for (SweepRow& row : rows) {
-    // "Ring/Simple x2" -> ring, simple; a generic topology runs weft's ring (all-to-all: pairwise p2p).
-    const size_t slash = row.algorithm.find('/'), space = row.algorithm.find(' ');
-    const std::string algorithm = lowercase(row.algorithm.substr(0, slash));
-    const std::string protocol =
-        slash == std::string::npos ? "" : lowercase(row.algorithm.substr(slash + 1, space - slash - 1));
-    const auto t = c.time("collective", to_string(op), static_cast<uint32_t>(topology.gpus().size()), algorithm,
-                          protocol, link, row.size.count());
-    if (!t || row.time <= Time()) continue;
-    const double scale = row.time.seconds() / t->seconds();
-    row.time = *t;
-    row.algbw_GBps *= scale;
-    row.busbw_GBps *= scale;
-    row.note = row.note.empty() ? "calibrated" : row.note + "; calibrated";
-  }
+CollectiveRequest request_of(const CollectiveArgs& a) {
+  CollectiveRequest r;
+  r.op = a.op, r.min_bytes = a.min_bytes, r.max_bytes = a.max_bytes, r.factor = a.factor;
+  r.fabric = a.fabric, r.seed = a.seed, r.pxn = a.pxn, r.routing = a.routing;
+  r.system = a.system.system, r.nodes = a.system.nodes, r.sets = a.system.sets;
+  r.topology = a.topology, r.ranks = a.ranks, r.link_rate = a.link_rate, r.latency = a.latency;
+  r.channels = a.channels_given ? a.channels : 0, r.chunk = a.chunk;
+  r.algo = a.algo, r.proto = a.proto, r.nccl_version = a.nccl_version;
+  r.link_stats = a.explain, r.calibration = a.calibration;
+  return r;
 }
 
 void run(const CollectiveArgs& a) {
-  LinkSpec link{LinkKind::generic, parse_bandwidth(a.link_rate, "--link-rate"), parse_time(a.latency, "--latency")};
-  SweepSpec spec;
-  spec.op = parse_collective_op(a.op, "--op");
-  spec.min_bytes = parse_bytes(a.min_bytes, "--min-bytes");
-  spec.max_bytes = parse_bytes(a.max_bytes, "--max-bytes");
-  spec.factor = a.factor;
-  spec.fabric = a.fabric;
-  spec.seed = a.seed;
-  spec.ring.channels = a.channels;
-  spec.ring.chunk = parse_bytes(a.chunk, "--chunk");
-  spec.pxn = a.pxn;
-  spec.routing = parse_routing_policy(a.routing);
-  OutputFormat format = parse_output_format(a.format);
-  find_fabric(a.fabric);
-  bool catalogue = !a.system.system.empty();
-  bool nccl_options = !a.algo.empty() || !a.proto.empty() || !a.nccl_version.empty() || a.explain;
-  if (nccl_options && !catalogue) {
-    throw ConfigError("--algo, --proto, --nccl-version and --explain need a catalogue system (--system NAME)");
-  }
-  ClusterSpec cluster = catalogue ? resolve_system(a.system) : ClusterSpec{};
-  Topology topology = catalogue ? build_cluster(cluster) : build_topology(a.topology, a.ranks, link);
-  if (catalogue) {  // NCCL's choice per size, as NCCL_ALGO / NCCL_PROTO / NCCL_MIN/MAX_NCHANNELS allow
-    spec.system = &cluster;
-    if (!a.algo.empty()) spec.plan.overrides.algorithm = parse_algorithm(a.algo, "--algo");
-    if (!a.proto.empty()) spec.plan.overrides.protocol = parse_protocol(a.proto, "--proto");
-    if (a.channels_given) spec.plan.overrides.min_channels = spec.plan.overrides.max_channels = a.channels;
-    spec.plan.version = a.nccl_version;
-    nccl_version(a.nccl_version);  // a bad version fails before any simulation
-  }
-  if (a.explain) fmt::print("{}", explain(spec, topology, cluster));
-  spec.link_stats = a.explain;
-  std::vector<SweepRow> rows = sweep_collective(spec, topology);
-  if (!a.calibration.empty()) apply_calibration(a.calibration, spec.op, topology, rows);
+  const OutputFormat format = parse_output_format(a.format);
+  const bool catalogue = !a.system.system.empty();
+  if (a.explain && !catalogue) throw ConfigError("--explain needs a catalogue system (--system NAME)");
+  const CollectiveRequest request = request_of(a);
+  const PreparedCollective prepared = prepare_collective(request);
+  const Topology& topology = prepared.topology;
+  const SweepSpec spec = prepared.sweep_spec();
+  if (a.explain) fmt::print("{}", explain(spec, topology, *prepared.system));
+  std::vector<SweepRow> rows = run_collective(request, prepared);
   auto ranks = static_cast<uint32_t>(topology.gpus().size());
-  std::string where = catalogue ? fmt::format("{} x{} nodes", a.system.system, cluster.nodes) : a.topology;
+  std::string where = catalogue ? fmt::format("{} x{} nodes", a.system.system, prepared.system->nodes) : a.topology;
   std::string rate = catalogue ? "" : a.link_rate;
   std::string latency = catalogue ? "" : a.latency;
   uint32_t channels = catalogue && !a.channels_given ? 0 : a.channels;

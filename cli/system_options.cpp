@@ -14,16 +14,7 @@ void add_system_options(CLI::App* cmd, SystemArgs& args) {
 }
 
 ClusterSpec resolve_system(const SystemArgs& args) {
-  ClusterSpec spec = system_spec(args.system);
-  if (args.nodes > 0) spec.nodes = args.nodes;
-  for (const std::string& set : args.sets) {
-    auto eq = set.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw ConfigError(fmt::format("--set: '{}' is not KEY=VALUE (e.g. --set node.pcie_lanes=8)", set));
-    }
-    set_field(spec, std::string_view(set).substr(0, eq), std::string_view(set).substr(eq + 1));
-  }
-  return spec;
+  return weft::resolve_system(args.system, args.nodes, args.sets, "--set");
 }
 
 }  // namespace weft::cli

@@ -157,7 +157,7 @@ void ScheduleExecutor::step_done(uint32_t c, uint64_t index) {
 
 void ScheduleExecutor::finish() {
   end_time_ = engine_.now();
-  if (recorder_.active()) {
+  if (recorder_.wants(Hook::collectives)) {
     recorder_.on_collective_done(
         {schedule_.name, schedule_.ranks, schedule_.size, start_time_, end_time_, transfer_count(schedule_)});
   }

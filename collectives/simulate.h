@@ -1,5 +1,5 @@
-// One call from a Schedule to a simulated time: builds an Engine, a Router and the named Fabric
-// over `topology`, runs the schedule to completion and reports.
+// One call from a Schedule to a simulated time: runs the schedule to completion in a Simulation
+// of `topology` and reports.
 #pragma once
 
 #include <string_view>
@@ -8,6 +8,7 @@
 #include "collectives/schedule.h"
 #include "sim/fabric.h"
 #include "sim/fabric_registry.h"
+#include "sim/simulation.h"
 #include "topologies/topology.h"
 
 namespace weft {
@@ -20,13 +21,10 @@ struct SimulationResult {
   std::vector<LinkStats> links;  // per directed link, when SimulationOptions::link_stats asked for it
 };
 
-struct SimulationOptions {
-  std::string_view fabric = "flow";
-  uint64_t seed = 1;
-  FabricOptions fabric_options;
-  Recorder* recorder = nullptr;  // optional observer
-  bool pxn = false;              // inter-node sends leave through the rail-matching GPU's NIC (NCCL PXN)
-  bool link_stats = false;       // keep the fabric's per-link statistics (SimulationResult::links)
+// The run's setup (fabric, seed, fabric and router options) and what to keep of it.
+struct SimulationOptions : SimulationSetup {
+  std::vector<RecorderSink*> sinks;  // observers: they must outlive the call
+  bool link_stats = false;           // keep the fabric's per-link statistics (SimulationResult::links)
 };
 
 SimulationResult simulate(const Schedule& schedule, const Topology& topology, const SimulationOptions& options = {});

@@ -60,12 +60,11 @@ std::vector<SweepRow> sweep_collective(const SweepSpec& spec, const Topology& to
     throw ConfigError(fmt::format("--min-bytes ({}) is larger than --max-bytes ({})", spec.min_bytes.count(),
                                   spec.max_bytes.count()));
   }
-  SimulationOptions options{spec.fabric, spec.seed, {}, nullptr, spec.pxn};
-  options.fabric_options.routing = spec.routing;
+  SimulationOptions options{spec.simulation};
   std::vector<SweepRow> rows;
   size_t sizes = 0;
   for (uint64_t size = spec.min_bytes.count(); size <= spec.max_bytes.count(); size *= spec.factor) ++sizes;
-  require_simulations(spec.fabric, sizes, "sizes", "give -b and -e the same size");
+  require_simulations(spec.simulation.fabric, sizes, "sizes", "give -b and -e the same size");
   for (uint64_t size = spec.min_bytes.count(); size <= spec.max_bytes.count(); size *= spec.factor) {
     options.link_stats = spec.link_stats && size > spec.max_bytes.count() / spec.factor;  // the largest size
     rows.push_back(spec.system ? measure_planned(spec.op, Bytes(size), topology, *spec.system, spec.plan, options)

@@ -19,10 +19,7 @@ struct SweepSpec {
   Bytes max_bytes{1 << 20};
   uint64_t factor = 2;
   RingOptions ring;
-  std::string fabric = "flow";
-  uint64_t seed = 1;
-  bool pxn = false;
-  RoutingPolicy routing = RoutingPolicy::ecmp;
+  SimulationSetup simulation;  // the fabric each size runs on, the seed, the router's options
   // A catalogue system: each size runs what NCCL's tuner picks (plan_collective) instead of `ring`.
   const ClusterSpec* system = nullptr;
   PlanOptions plan;

@@ -190,7 +190,7 @@ Lowered lower_collectives(const Scenario& sc) {
   s.gpu = sc.system.preset.empty() ? "" : sc.system.cluster.node.gpu;
   s.comms.push_back({all.ranks, "other", link_class(all.ranks, w, topology)});
   s.programs.resize(ranks);
-  SimulationOptions sim{sc.fabric, sc.seed, sc.fabric_options, nullptr};
+  SimulationOptions sim{sc.simulation()};
   Time now;
   for (size_t i = 0; i < sc.collectives.size(); ++i) {
     const CollectiveSpec& c = sc.collectives[i];
@@ -240,9 +240,7 @@ Lowered lower_scenario(const Scenario& all, const std::string& variant) {
                                : generate_training(t.spec, catalogue::gpu(t.gpu), t.profile);
     const Topology topology = build_system(sc.system);
     ReplayOptions options;
-    options.fabric = sc.fabric;
-    options.seed = sc.seed;
-    options.fabric_options = sc.fabric_options;
+    options.simulation() = sc.simulation();
     options.collectives = t.timing;
     out = lower_workload(w, topology, sc.system.cluster, t.gpu, t.profile, options);
   } else if (!sc.collectives.empty()) {

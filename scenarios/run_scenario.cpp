@@ -32,11 +32,11 @@ ScenarioResult run_one(const Scenario& scenario, const RunPoll& poll, RunProgres
   }
   if (scenario.traffic) {
     std::vector<FlowSpec> flows = make_traffic(*scenario.traffic, scenario.system.ranks, scenario.seed);
-    result.traffic = run_traffic(flows, topology, scenario.fabric, scenario.fabric_options, scenario.seed);
+    result.traffic = run_traffic(flows, topology, scenario.simulation());
     result.total = result.traffic->summary.makespan;
     return result;
   }
-  SimulationOptions options{scenario.fabric, scenario.seed, scenario.fabric_options, nullptr};
+  SimulationOptions options{scenario.simulation()};
   // The fabric is empty between two collectives of one stream, so each can be simulated on its own
   // and placed after the previous one.
   require_simulations(scenario.fabric, scenario.collectives.size(), "collectives",

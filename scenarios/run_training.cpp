@@ -16,9 +16,7 @@ TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
                                                      : generate_training(t.spec, gpu, t.profile));
   for (const Program& p : workload->programs) out.ops += p.ops.size();
   ReplayOptions options;
-  options.fabric = scenario.fabric;
-  options.seed = scenario.seed;
-  options.fabric_options = scenario.fabric_options;
+  options.simulation() = scenario.simulation();
   options.collectives = t.timing;
   options.poll = std::move(poll);
   options.busiest_links = busiest_links;

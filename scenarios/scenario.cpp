@@ -191,7 +191,7 @@ void read_packet_sections(const YamlMap& m, packet::PacketConfig& c) {
 }
 
 // `fabric: flow`, or `fabric: {model: packet, profile: roce, ecn: {...}, ...}`; the map form
-// with another model takes only `model:`.
+// with another model takes only `model:` and the router's keys (`routing:`, `pxn:`).
 void read_fabric(const YamlMap& top, Scenario& s) {
   bool map_form = top.is_map("fabric");
   std::optional<YamlMap> m;
@@ -199,15 +199,17 @@ void read_fabric(const YamlMap& top, Scenario& s) {
   s.fabric = map_form ? m->string_or("model", "packet") : top.string_or("fabric", "flow");
   at(map_form ? m->location("model") : top.location("fabric"), [&] { find_fabric(s.fabric); });
   if (!map_form) return;
+  // The router's keys, for every model.
   if (m->has("routing")) {
     s.fabric_options.routing = at(m->location("routing"), [&] { return parse_routing_policy(m->string("routing")); });
   }
+  if (m->has("pxn")) s.fabric_options.pxn = m->boolean("pxn");
   if (s.fabric == "packet") {
     s.fabric_options.packet = std::make_shared<const packet::PacketConfig>(read_packet_config(*m));
     return;
   }
   for (const std::string& key : m->keys()) {
-    if (key == "model" || key == "routing") continue;
+    if (key == "model" || key == "routing" || key == "pxn") continue;
     throw m->error(key, fmt::format("configures the packet fabric only (this one is model: {})", s.fabric));
   }
 }

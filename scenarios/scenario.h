@@ -18,6 +18,7 @@
 #include "scenarios/training_reader.h"
 #include "sim/core/errors.h"
 #include "sim/fabric_registry.h"
+#include "sim/simulation.h"
 #include "topologies/clusters.h"
 #include "topologies/topology.h"
 
@@ -57,6 +58,9 @@ struct Scenario {
   uint64_t seed = 1;
   std::string fabric = "flow";
   FabricOptions fabric_options;  // `fabric: {model: packet, ...}` sets .packet; null = the default profile
+
+  // The fabric, the seed and the fabric's and router's options, as a Simulation takes them.
+  SimulationSetup simulation() const { return {fabric, seed, fabric_options}; }
   SystemSpec system;
   // The workload: a training step, collectives one after another, or a traffic pattern (exactly one).
   std::optional<TrainingWorkload> training;

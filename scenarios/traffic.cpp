@@ -198,61 +198,66 @@ std::vector<FlowSpec> make_traffic(const TrafficSpec& spec, uint32_t ranks, uint
 
 namespace {
 
-// One run: owns the simulation objects and the completion times the callbacks write.
+// The arrival of each flow's last byte, from the Recorder (a flow's tag is its index).
+class CompletionSink final : public RecorderSink {
+ public:
+  explicit CompletionSink(size_t flows) : done(flows, Time::max()) {}
+  uint8_t hooks() const override { return static_cast<uint8_t>(Hook::transfers); }
+  void on_transfer_done(const TransferRecord& r) override {
+    done[r.tag] = r.end;
+    ++completed;
+  }
+
+  std::vector<Time> done;  // Time::max() until the flow has arrived
+  size_t completed = 0;
+};
+
+// One run: the simulation and the completion times its Recorder reports.
 struct TrafficRun {
-  TrafficRun(const std::vector<FlowSpec>& f, const Topology& topology, const std::string& fabric_name,
-             const FabricOptions& options, uint64_t seed)
-      : flows(f),
-        gpus(topology.gpus()),
-        router(topology, RouterOptions{.seed = seed, .policy = options.routing}),
-        fabric(make_fabric(fabric_name, engine, router, recorder, options)),
-        done(f.size(), Time::max()) {}
+  TrafficRun(const std::vector<FlowSpec>& f, const Topology& topology, const SimulationSetup& setup)
+      : flows(f), gpus(topology.gpus()), sim(topology, setup), completions(f.size()) {
+    sim.recorder().add_sink(completions);
+  }
 
   void start(uint32_t i) {
     const FlowSpec& f = flows[i];
     Transfer t{gpus[f.src], gpus[f.dst], f.bytes, f.priority, /*entropy=*/i, /*tag=*/i};
-    fabric->start(t, [this, i] {
-      done[i] = engine.now();
-      ++completed;
-    });
+    sim.fabric().start(t, [] {});
   }
 
   FlowOutcome outcome(uint32_t i) {
     const FlowSpec& f = flows[i];
-    const Path& path = router.route(gpus[f.src], gpus[f.dst], i);  // the path the fabric gave this flow
+    // The path the fabric gave this flow.
+    const Path& path = sim.router().route(gpus[f.src], gpus[f.dst], i);
     Time ideal = path.latency + transmit_time(f.bytes, path.bottleneck);
-    Time fct = done[i] - f.start;
+    Time fct = completions.done[i] - f.start;
     double slowdown = ideal.ps() > 0 ? static_cast<double>(fct.ps()) / static_cast<double>(ideal.ps()) : 1.0;
     return {f, fct, ideal, slowdown};
   }
 
   const std::vector<FlowSpec>& flows;
   const std::vector<NodeIndex>& gpus;
-  Engine engine;
-  Router router;
-  Recorder recorder;  // nobody listens: the FCTs are taken from the completion callbacks
-  std::unique_ptr<Fabric> fabric;
-  std::vector<Time> done;  // arrival of each flow's last byte; Time::max() until then
-  size_t completed = 0;
+  Simulation sim;
+  CompletionSink completions;
 };
 
 }  // namespace
 
-TrafficResult run_traffic(const std::vector<FlowSpec>& flows, const Topology& topology, const std::string& fabric,
-                          const FabricOptions& options, uint64_t seed) {
+TrafficResult run_traffic(const std::vector<FlowSpec>& flows, const Topology& topology, const SimulationSetup& setup) {
   check_flows(flows, static_cast<uint32_t>(topology.gpus().size()));
-  TrafficRun run(flows, topology, fabric, options, seed);
-  for (uint32_t i = 0; i < flows.size(); ++i) run.engine.schedule_at(flows[i].start, [&run, i] { run.start(i); });
-  run.fabric->run(run.engine);
+  TrafficRun run(flows, topology, setup);
+  Engine& engine = run.sim.engine();
+  for (uint32_t i = 0; i < flows.size(); ++i) engine.schedule_at(flows[i].start, [&run, i] { run.start(i); });
+  run.sim.run();
   TrafficResult result;
-  result.fabric = run.fabric->stats();
-  result.events = run.engine.events_processed();
-  if (run.completed != flows.size()) {
+  result.fabric = run.sim.fabric().stats();
+  result.events = engine.events_processed();
+  if (run.completions.completed != flows.size()) {
     throw ModelError(fmt::format("traffic: {} of {} flows never completed on the {} fabric{}",
-                                 flows.size() - run.completed, flows.size(), fabric,
+                                 flows.size() - run.completions.completed, flows.size(), setup.fabric,
                                  result.fabric.deadlocked ? " (it reports a PFC deadlock)" : ""));
   }
-  for (const LinkStats& l : run.fabric->link_stats()) {
+  for (const LinkStats& l : run.sim.fabric().link_stats()) {
     std::string name = fmt::format("{}->{}", topology.node(topology.link_source(l.link)).name,
                                    topology.node(topology.link_target(l.link)).name);
     result.links.push_back({std::move(name), l});

@@ -12,6 +12,7 @@
 #include "sim/core/errors.h"
 #include "sim/fabric.h"
 #include "sim/fabric_registry.h"
+#include "sim/simulation.h"
 #include "topologies/topology.h"
 
 namespace weft {
@@ -84,10 +85,9 @@ struct TrafficResult {
   uint64_t events = 0;             // engine events processed
 };
 
-// Runs every flow as one Transfer (entropy = its index: each flow is its own queue pair) on fabric
-// `fabric` over `topology`; throws ModelError when a flow never completes (e.g. a PFC deadlock).
-TrafficResult run_traffic(const std::vector<FlowSpec>& flows, const Topology& topology, const std::string& fabric,
-                          const FabricOptions& options, uint64_t seed);
+// Runs every flow as one Transfer (entropy = its index: each flow is its own queue pair) in a
+// Simulation of `topology`; throws ModelError when a flow never completes (e.g. a PFC deadlock).
+TrafficResult run_traffic(const std::vector<FlowSpec>& flows, const Topology& topology, const SimulationSetup& setup);
 
 FctSummary summarize(const std::vector<FlowOutcome>& flows);
 

@@ -39,7 +39,7 @@ void AnalyticFabric::finish(const std::vector<uint64_t>& slots) {
     Pending& p = pending_[s];
     ++stats_.transfers_done;
     stats_.bytes_delivered += p.transfer.bytes;
-    if (recorder_.active()) {
+    if (recorder_.wants(Hook::transfers)) {
       const Transfer& t = p.transfer;
       recorder_.on_transfer_done({p.id, t.src, t.dst, t.bytes, p.start, engine_.now(), t.tag});
     }

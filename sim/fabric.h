@@ -14,8 +14,6 @@
 
 namespace weft {
 
-class LinkTimeline;
-
 using TransferId = uint64_t;
 
 struct Transfer {
@@ -101,9 +99,6 @@ class Fabric {
   virtual FabricStats stats() const = 0;
   // Links that carried traffic, for per-link summaries; empty for models without per-link state.
   virtual std::vector<LinkStats> link_stats() const { return {}; }
-  // From now on, reports the bytes each transfer puts on each link, with when, to `timeline`
-  // (nullptr: stop); the timeline must outlive the run. False for models without per-link state.
-  virtual bool record_links(LinkTimeline* /*timeline*/) { return false; }
   // Runs the simulation to its end. Fabrics with a clock of their own (SimGrid) interleave it with
   // the engine's; the others just run the engine.
   virtual void run(Engine& engine) { engine.run(); }

@@ -51,11 +51,11 @@ constexpr FabricEntry kFabrics[] = {
     {"flow",
      "max-min fair sharing of every directed link, recomputed per touched component; per-hop latency "
      "(Bertsekas & Gallager, Data Networks, 6.5.2)",
-     make_flow},
+     make_flow, /*once_per_process=*/false, /*per_link=*/true},
     {"packet",
      "packets through egress ports with per-priority queues; PFC, ECN and DCQCN on Ethernet, credits on "
      "InfiniBand/NVLink/PCIe, go-back-N on lossy links (Zhu et al. SIGCOMM 2015; IEEE 802.1Qbb; IBA Vol. 1)",
-     make_packet},
+     make_packet, /*once_per_process=*/false, /*per_link=*/true},
 #ifdef WEFT_HAVE_SIMGRID
     {"simgrid",
      "SimGrid 3.32's CM02 max-min model (latency, then max-min share) on weft's exact paths: an independent "

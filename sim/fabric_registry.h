@@ -19,6 +19,9 @@ struct FabricOptions {
   // How switches spread traffic over equal-cost paths: flow-level fabrics route whole flows
   // (ecmp); the packet fabric also sprays packets or routes them adaptively.
   RoutingPolicy routing = RoutingPolicy::ecmp;
+  // The router's: inter-node sends leave through the NIC of the GPU on the destination's rail,
+  // reached over NVLink first (NCCL PXN).
+  bool pxn = false;
 };
 
 struct FabricEntry {
@@ -26,6 +29,7 @@ struct FabricEntry {
   std::string_view description;
   std::unique_ptr<Fabric> (*make)(Engine&, Router&, Recorder&, const FabricOptions&);
   bool once_per_process = false;  // backed by a singleton engine (SimGrid): one simulation per process
+  bool per_link = false;          // keeps per-link state: link_stats() and Hook::link_bytes records
 };
 
 // Throws ConfigError when `simulations` runs of fabric `name` cannot happen in one process:

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "sim/core/errors.h"
-#include "sim/link_timeline.h"
 
 namespace weft {
 
@@ -306,7 +305,7 @@ void FlowFabric::drained(uint32_t f) {
   detach(f);
   const Flow& head = flows_[f];
   for (LinkId l : head.path->links) link_bytes_[l] += head.transfer.bytes.count() * head.weight;
-  if (timeline_) record(head);
+  if (recorder_.wants(Hook::link_bytes)) record(head);
   leave(f);
   // Followers are never on the links and never in the calendar until they arrive; joining the
   // links below only appends to other flows' followers, so this list stays put.
@@ -319,7 +318,7 @@ void FlowFabric::record(const Flow& head) {
   for (LinkId l : head.path->links) {
     const LinkProps& link = router_.topology().link(l);
     const double headers = link.mtu ? static_cast<double>(link.header_bytes) / static_cast<double>(link.mtu) : 0.0;
-    timeline_->add(l, Time::ps(head.joined), engine_.now(), payload * (1 + headers));
+    recorder_.on_link_bytes({l, Time::ps(head.joined), engine_.now(), payload * (1 + headers)});
   }
 }
 
@@ -343,7 +342,7 @@ void FlowFabric::arrived(uint32_t f) {
   Flow& flow = flows_[f];
   stats_.transfers_done += flow.transfer.copies;
   stats_.bytes_delivered += Bytes(flow.transfer.bytes.count() * flow.transfer.copies);
-  if (recorder_.active()) {
+  if (recorder_.wants(Hook::transfers)) {
     const Transfer& t = flow.transfer;
     recorder_.on_transfer_done({flow.id, t.src, t.dst, t.bytes, flow.start, engine_.now(), t.tag});
   }

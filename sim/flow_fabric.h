@@ -39,18 +39,13 @@ class FlowFabric final : public Fabric {
   // Copies (see Fabric): a unicast is interchangeable when both entropies route it the same way;
   // a group always is (its stripes depend on its members only, see GroupPaths). Not while the
   // Recorder listens: it gets one record per transfer.
-  bool runs_copies() const override { return !recorder_.active(); }
+  bool runs_copies() const override { return !recorder_.wants(Hook::transfers); }
   bool interchangeable(NodeIndex src, NodeIndex dst, uint64_t a, uint64_t b) override;
   bool interchangeable(const GroupTransfer& group, uint64_t a, uint64_t b) override;
   FabricStats stats() const override { return stats_; }
   // Payload each link carried (a group stripe counts once per link of its union, as the switch
   // reduces and replicates), with the headers its MTU adds: packets = payload / MTU, rounded up.
   std::vector<LinkStats> link_stats() const override;
-  // A flow's wire bytes (payload plus each link's headers) spread over [joined the links, drained].
-  bool record_links(LinkTimeline* timeline) override {
-    timeline_ = timeline;
-    return true;
-  }
 
   // Sum of the current rates of the flows crossing link `l` (bit/s).
   uint64_t link_load(LinkId l) const;
@@ -112,7 +107,8 @@ class FlowFabric final : public Fabric {
   void rerate(uint32_t f, uint64_t rate);
   void on_due(const std::vector<uint64_t>& items);
   void drained(uint32_t f);
-  void record(const Flow& head);  // its bytes into timeline_
+  // Its wire bytes (payload plus each link's headers) over [joined the links, drained], to the Recorder.
+  void record(const Flow& head);
   void leave(uint32_t f);
   void arrived(uint32_t f);
   void check_component_loads() const;
@@ -124,7 +120,6 @@ class FlowFabric final : public Fabric {
   BatchCalendar calendar_;
   std::vector<Link> links_;
   std::vector<uint64_t> link_bytes_;  // payload bytes each link has carried, by LinkId
-  LinkTimeline* timeline_ = nullptr;
   std::vector<Flow> flows_;
   std::vector<uint32_t> free_flows_;
   std::unordered_map<QueuePairKey, QueuePair, QueuePairKeyHash> queue_pairs_;

@@ -297,7 +297,7 @@ void SimGridFabric::Impl::finish(uint32_t slot) {
   Pending& p = pending_[slot];
   ++stats_.transfers_done;
   stats_.bytes_delivered += p.transfer.bytes;
-  if (recorder_.active()) {
+  if (recorder_.wants(Hook::transfers)) {
     const Transfer& t = p.transfer;
     recorder_.on_transfer_done({p.id, t.src, t.dst, t.bytes, p.start, engine_.now(), t.tag});
   }

@@ -304,4 +304,18 @@ void set_field(ClusterSpec& spec, std::string_view key, std::string_view value) 
       fmt::format("system: no field '{}' (fields: {}){}", key, join_names(kFieldKeys), did_you_mean(key, kFieldKeys)));
 }
 
+ClusterSpec resolve_system(std::string_view name, int nodes, std::span<const std::string> sets,
+                           std::string_view set_option) {
+  ClusterSpec spec = system_spec(name);
+  if (nodes > 0) spec.nodes = nodes;
+  for (const std::string& set : sets) {
+    const size_t eq = set.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw ConfigError(fmt::format("{0}: '{1}' is not KEY=VALUE (e.g. {0} node.pcie_lanes=8)", set_option, set));
+    }
+    set_field(spec, std::string_view(set).substr(0, eq), std::string_view(set).substr(eq + 1));
+  }
+  return spec;
+}
+
 }  // namespace weft

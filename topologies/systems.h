@@ -27,4 +27,10 @@ ClusterSpec system_spec(std::string_view name);
 void set_field(ClusterSpec& spec, std::string_view key, std::string_view value);
 std::span<const std::string_view> override_keys();
 
+// A catalogue system with `nodes` (0 = the preset's) and every "KEY=VALUE" of `sets` applied, as
+// the command line's --system/--nodes/--set and Python's system=/nodes=/set= give them; a set that
+// is not KEY=VALUE is a ConfigError naming `set_option` (the option's spelling: "--set", "set").
+ClusterSpec resolve_system(std::string_view name, int nodes, std::span<const std::string> sets,
+                           std::string_view set_option);
+
 }  // namespace weft

@@ -337,23 +337,17 @@ LinkSeries series(const Topology& topology, const LinkTimeline& timeline, LinkId
 ReplayResult replay(const Workload& workload, const Topology& topology, const ClusterSpec& spec,
                     const ReplayOptions& options) {
   validate(workload);
-  Engine engine;
-  Router router(topology, RouterOptions{.seed = options.seed, .policy = options.fabric_options.routing});
-  Recorder quiet;
-  Recorder& recorder = options.recorder ? *options.recorder : quiet;
-  auto fabric = make_fabric(options.fabric, engine, router, recorder, options.fabric_options);
-  Replayer replayer(engine, *fabric, topology, spec, workload, recorder, options.plan);
-  // Isolated collectives run on fabrics of their own, routed by a router of their own (the main
-  // fabric keeps references into its router's paths).
-  Router side_router(topology, RouterOptions{.seed = options.seed, .policy = options.fabric_options.routing});
+  Simulation sim(topology, options);
+  Engine& engine = sim.engine();
+  for (RecorderSink* sink : options.sinks) sim.recorder().add_sink(*sink);
+  Replayer replayer(engine, sim.fabric(), topology, spec, workload, sim.recorder(), options.plan);
   if (options.collectives == CollectiveTiming::isolated) {
     require_simulations(options.fabric, 2, "fabrics", "use collective timing 'shared' with this fabric");
-    replayer.set_isolated_timer([&](const Schedule& schedule, std::span<const NodeIndex> nodes) {
-      Engine side;
-      auto side_fabric = make_fabric(options.fabric, side, side_router, quiet, options.fabric_options);
-      ScheduleExecutor executor(side, *side_fabric, schedule, nodes, quiet);
+    replayer.set_isolated_timer([&sim](const Schedule& schedule, std::span<const NodeIndex> nodes) {
+      std::unique_ptr<Simulation> side = sim.isolated();
+      ScheduleExecutor executor(side->engine(), side->fabric(), schedule, nodes, side->recorder());
       executor.start();
-      side_fabric->run(side);
+      side->run();
       return executor.end_time() - executor.start_time();
     });
   }
@@ -367,14 +361,15 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
         },
         options.poll_every);
   }
+  // The fabrics with per-link state (those that report link_stats) feed a link timeline.
   std::optional<LinkTimeline> timeline;
-  if (options.busiest_links > 0) {
+  if (options.busiest_links > 0 && find_fabric(options.fabric).per_link) {
     timeline.emplace(topology.link_count());
-    if (!fabric->record_links(&*timeline)) timeline.reset();
+    sim.recorder().add_sink(*timeline);
   }
   if (options.calibration) replayer.set_calibration(options.calibration);
   replayer.start();
-  fabric->run(engine);
+  sim.run();
   if (!replayer.done()) {
     throw ConfigError(fmt::format("workload '{}' cannot finish: {}", workload.name, replayer.stuck()));
   }

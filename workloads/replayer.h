@@ -19,6 +19,7 @@
 #include "collectives/plan.h"
 #include "sim/fabric.h"
 #include "sim/fabric_registry.h"
+#include "sim/simulation.h"
 #include "workloads/program.h"
 
 namespace weft {
@@ -129,13 +130,13 @@ class Replayer {
   std::vector<std::vector<OpTiming>> timings_;
 };
 
-struct ReplayOptions {
-  std::string fabric = "flow";
-  uint64_t seed = 1;
-  FabricOptions fabric_options;
+// The run's setup (fabric, seed, fabric and router options), and how to replay on it.
+struct ReplayOptions : SimulationSetup {
+  SimulationSetup& simulation() { return *this; }
+
   PlanOptions plan;
   CollectiveTiming collectives = CollectiveTiming::shared;
-  Recorder* recorder = nullptr;
+  std::vector<RecorderSink*> sinks;  // observers of the shared fabric: they must outlive the call
   // Called every `poll_every` engine events with the simulated time and the events so far (progress,
   // Ctrl-C); returning false stops the replay, which then throws RunStopped. Unset: no cost.
   std::function<bool(Time simulated, uint64_t events)> poll;
@@ -149,7 +150,7 @@ struct ReplayOptions {
   std::shared_ptr<const NetworkCalibration> calibration;
 };
 
-// Builds an Engine, a Router and the fabric, validates and replays the workload to its end.
+// Validates and replays the workload to its end in a Simulation of `topology`.
 ReplayResult replay(const Workload& workload, const Topology& topology, const ClusterSpec& spec,
                     const ReplayOptions& options = {});
 

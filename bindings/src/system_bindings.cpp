@@ -10,13 +10,12 @@
 #include <vector>
 
 #include "bindings/src/bindings.h"
-#include "collectives/nccl_model.h"
-#include "collectives/plan.h"
 #include "collectives/sweep.h"
 #include "cost/bill_of_materials.h"
 #include "cost/cluster_cost.h"
 #include "cost/cost_report.h"
 #include "cost/prices.h"
+#include "scenarios/collective_request.h"
 #include "sim/core/errors.h"
 #include "sim/fabric_registry.h"
 #include "topologies/builders.h"
@@ -30,18 +29,9 @@ namespace py = pybind11;
 namespace weft::python {
 namespace {
 
-// A catalogue system with --nodes and --set applied, as `weft collective --system` resolves it.
+// A catalogue system with nodes= and set= applied, as `weft collective --system` resolves it.
 ClusterSpec resolve(const std::string& name, int nodes, const std::vector<std::string>& sets) {
-  ClusterSpec spec = system_spec(name);
-  if (nodes > 0) spec.nodes = nodes;
-  for (const std::string& set : sets) {
-    const size_t eq = set.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw ConfigError("set: '" + set + "' is not KEY=VALUE (e.g. node.pcie_lanes=8)");
-    }
-    set_field(spec, std::string_view(set).substr(0, eq), std::string_view(set).substr(eq + 1));
-  }
-  return spec;
+  return resolve_system(name, nodes, sets, "set");
 }
 
 // A generic topology (single-switch | ring) of `ranks` GPUs, every link `rate` / `latency`.
@@ -120,50 +110,18 @@ py::dict bom(const std::string& name, int nodes, const std::vector<std::string>&
   return out;
 }
 
-struct CollectiveArgs {
-  std::string op, min_bytes, max_bytes, fabric, system, topology, rate, latency, algo, proto, version, routing, chunk;
-  uint64_t factor = 2, seed = 1;
-  int nodes = 0;
-  uint32_t ranks = 8, channels = 0;  // channels 0: NCCL's tuner picks (catalogue) / 1 ring (generic)
-  bool pxn = false;
-  std::vector<std::string> sets;
-};
-
-// Mirrors cli/collective_command.cpp: a catalogue system runs NCCL's pick per size, a generic
-// topology ring algorithms on `channels` rings. Returns the rows and the header's facts.
-py::dict collective(const CollectiveArgs& a) {
-  SweepSpec spec;
-  spec.op = parse_collective_op(a.op, "op");
-  spec.min_bytes = parse_bytes(a.min_bytes, "min_bytes");
-  spec.max_bytes = parse_bytes(a.max_bytes, "max_bytes");
-  spec.factor = a.factor;
-  spec.fabric = a.fabric;
-  spec.seed = a.seed;
-  spec.ring.channels = a.channels == 0 ? 1 : a.channels;
-  spec.ring.chunk = parse_bytes(a.chunk, "chunk");
-  spec.pxn = a.pxn;
-  spec.routing = parse_routing_policy(a.routing);
-  find_fabric(a.fabric);
-  const bool catalogue = !a.system.empty();
-  if (!catalogue && (!a.algo.empty() || !a.proto.empty() || !a.version.empty())) {
-    throw ConfigError("algo, proto and nccl_version need a catalogue system (system=NAME)");
-  }
-  ClusterSpec cluster = catalogue ? resolve(a.system, a.nodes, a.sets) : ClusterSpec{};
+// The sweep `weft collective` runs for the same request; the rows and the header's facts.
+py::dict collective(CollectiveRequest request) {
+  request.command_line = false;
   std::vector<SweepRow> rows;
   uint32_t ranks = 0;
+  CollectiveOp op{};
   {
     py::gil_scoped_release release;
-    Topology t = catalogue ? build_cluster(cluster) : generic(a.topology, a.ranks, a.rate, a.latency);
-    if (catalogue) {
-      spec.system = &cluster;
-      if (!a.algo.empty()) spec.plan.overrides.algorithm = parse_algorithm(a.algo, "algo");
-      if (!a.proto.empty()) spec.plan.overrides.protocol = parse_protocol(a.proto, "proto");
-      if (a.channels > 0) spec.plan.overrides.min_channels = spec.plan.overrides.max_channels = a.channels;
-      spec.plan.version = a.version;
-      nccl_version(a.version);
-    }
-    rows = sweep_collective(spec, t);
-    ranks = static_cast<uint32_t>(t.gpus().size());
+    const PreparedCollective prepared = prepare_collective(request);
+    rows = run_collective(request, prepared);
+    ranks = static_cast<uint32_t>(prepared.topology.gpus().size());
+    op = prepared.spec.op;
   }
   std::vector<uint64_t> size, count, transfers;
   std::vector<double> time_us, algbw, busbw;
@@ -177,7 +135,7 @@ py::dict collective(const CollectiveArgs& a) {
   out["size"] = size, out["count"] = count, out["time_us"] = time_us, out["algbw_GBps"] = algbw;
   out["busbw_GBps"] = busbw, out["transfers"] = transfers, out["algorithm"] = algorithm, out["note"] = note;
   out["ranks"] = ranks;
-  out["op"] = std::string(to_string(spec.op));
+  out["op"] = std::string(to_string(op));
   return out;
 }
 
@@ -203,17 +161,23 @@ void bind_systems(py::module_& m) {
       [](std::string op, std::string min_bytes, std::string max_bytes, uint64_t factor, std::string fabric,
          std::string system, int nodes, std::vector<std::string> sets, std::string topology, uint32_t ranks,
          std::string link_rate, std::string latency, uint32_t channels, std::string chunk, std::string algo,
-         std::string proto, std::string nccl_version, uint64_t seed, bool pxn, std::string routing) {
-        CollectiveArgs a{op,           min_bytes, max_bytes, fabric, system, topology, link_rate, latency,  algo, proto,
-                         nccl_version, routing,   chunk,     factor, seed,   nodes,    ranks,     channels, pxn,  sets};
-        return collective(a);
+         std::string proto, std::string nccl_version, uint64_t seed, bool pxn, std::string routing,
+         std::string calibration) {
+        CollectiveRequest r;
+        r.op = std::move(op), r.min_bytes = std::move(min_bytes), r.max_bytes = std::move(max_bytes);
+        r.factor = factor, r.fabric = std::move(fabric), r.seed = seed, r.pxn = pxn, r.routing = std::move(routing);
+        r.system = std::move(system), r.nodes = nodes, r.sets = std::move(sets), r.topology = std::move(topology);
+        r.ranks = ranks, r.link_rate = std::move(link_rate), r.latency = std::move(latency);
+        r.channels = channels, r.chunk = std::move(chunk), r.algo = std::move(algo), r.proto = std::move(proto);
+        r.nccl_version = std::move(nccl_version), r.calibration = std::move(calibration);
+        return collective(std::move(r));
       },
       py::arg("op"), py::arg("min_bytes"), py::arg("max_bytes"), py::arg("factor") = 2, py::arg("fabric") = "flow",
       py::arg("system") = "", py::arg("nodes") = 0, py::arg("sets") = std::vector<std::string>{},
       py::arg("topology") = "single-switch", py::arg("ranks") = 8, py::arg("link_rate") = "400Gbps",
       py::arg("latency") = "1us", py::arg("channels") = 0, py::arg("chunk") = "0", py::arg("algo") = "",
       py::arg("proto") = "", py::arg("nccl_version") = "", py::arg("seed") = 1, py::arg("pxn") = false,
-      py::arg("routing") = "ecmp");
+      py::arg("routing") = "ecmp", py::arg("calibration") = "");
 }
 
 }  // namespace weft::python

@@ -52,18 +52,21 @@ def systems():
 
 def collective(system=None, nodes=None, op="all_reduce", sizes=("8", "128M"), factor=2, fabric="flow", *,
                set=None, topology="single-switch", ranks=8, link_rate="400Gbps", latency="1us", channels=None,
-               chunk="0", algo=None, proto=None, nccl_version=None, seed=1, pxn=False, routing="ecmp"):
+               chunk="0", algo=None, proto=None, nccl_version=None, seed=1, pxn=False, routing="ecmp",
+               calibration=None):
     """An nccl-tests-style sweep, as `weft collective` prints it: one row per size with size, count,
     type, time_us, algbw_GBps, busbw_GBps, transfers, algorithm (what ran), note.
 
     With `system` (a catalogue name), every size runs what NCCL's tuner picks (algo/proto/channels
     override it); without, `topology` of `ranks` GPUs with `link_rate`/`latency` links runs ring
     algorithms on `channels` rings. `sizes`: (min, max) stepped by `factor`, or a list of sizes
-    (numbers of bytes or text such as "1M")."""
+    (numbers of bytes or text such as "1M"). `calibration`: a PROFILE.network.yaml from `weft calibrate`;
+    sizes whose series was measured take the fitted time (note "calibrated"), as `--calibration`."""
     kw = dict(op=op, factor=int(factor), fabric=fabric, system=system or "", nodes=int(nodes or 0),
               sets=_sets(set), topology=topology, ranks=int(ranks), link_rate=str(link_rate), latency=str(latency),
               channels=int(channels or 0), chunk=str(chunk), algo=algo or "", proto=proto or "",
-              nccl_version=nccl_version or "", seed=int(seed), pxn=bool(pxn), routing=routing)
+              nccl_version=nccl_version or "", seed=int(seed), pxn=bool(pxn), routing=routing,
+              calibration=str(calibration or ""))
     if isinstance(sizes, (tuple,)) and len(sizes) == 2:
         parts = [_core.collective(min_bytes=str(sizes[0]), max_bytes=str(sizes[1]), **kw)]
     else:

@@ -1,5 +1,7 @@
-// The one observer of a simulation: typed hooks forwarded to sinks. Costs one branch when nobody
-// listens (callers test active() before building a record).
+// The one observer of a simulation and the one way its results leave it: typed hooks forwarded to
+// sinks (a link timeline, flow completion times, memory for tests). Each sink says which hooks it
+// listens to; a hook costs one branch when nobody does (callers test wants() before building a
+// record), so a sink of link bytes does not stop a fabric from running copies as one.
 #pragma once
 
 #include <cstdint>
@@ -39,12 +41,30 @@ struct QueueSample {
   Bytes queued;
 };
 
+// `bytes` (headers included) crossed `link` evenly during [from, to] (flow and packet fabrics).
+struct LinkBytes {
+  uint32_t link = 0;  // LinkId
+  Time from;
+  Time to;
+  double bytes = 0;
+};
+
+// What a sink listens to, as bits of RecorderSink::hooks().
+enum class Hook : uint8_t { transfers = 1, collectives = 2, queue_samples = 4, link_bytes = 8 };
+
 class RecorderSink {
  public:
   virtual ~RecorderSink() = default;
+  // A set of Hook bits; the default, every hook but link bytes (the per-transfer records).
+  virtual uint8_t hooks() const { return kRecordHooks; }
   virtual void on_transfer_done(const TransferRecord&) {}
   virtual void on_collective_done(const CollectiveRecord&) {}
   virtual void on_queue_sample(const QueueSample&) {}
+  virtual void on_link_bytes(const LinkBytes&) {}
+
+  static constexpr uint8_t kRecordHooks = static_cast<uint8_t>(Hook::transfers) |
+                                          static_cast<uint8_t>(Hook::collectives) |
+                                          static_cast<uint8_t>(Hook::queue_samples);
 };
 
 // Keeps every record in memory: for tests and the Python bindings.
@@ -62,8 +82,12 @@ class MemorySink : public RecorderSink {
 class Recorder {
  public:
   // The sink must outlive the recorder's use; the recorder does not own it.
-  void add_sink(RecorderSink& sink) { sinks_.push_back(&sink); }
-  bool active() const { return !sinks_.empty(); }
+  void add_sink(RecorderSink& sink) {
+    sinks_.push_back(&sink);
+    hooks_ |= sink.hooks();
+  }
+  // Some sink listens to `hook`.
+  bool wants(Hook hook) const { return (hooks_ & static_cast<uint8_t>(hook)) != 0; }
 
   void on_transfer_done(const TransferRecord& r) {
     for (RecorderSink* s : sinks_) s->on_transfer_done(r);
@@ -74,9 +98,13 @@ class Recorder {
   void on_queue_sample(const QueueSample& r) {
     for (RecorderSink* s : sinks_) s->on_queue_sample(r);
   }
+  void on_link_bytes(const LinkBytes& r) {
+    for (RecorderSink* s : sinks_) s->on_link_bytes(r);
+  }
 
  private:
   std::vector<RecorderSink*> sinks_;
+  uint8_t hooks_ = 0;  // the union of the sinks' hooks()
 };
 
 }  // namespace weft

@@ -98,7 +98,7 @@ uint32_t PacketFabric::start_flow(const Transfer& transfer, OnTransferDone on_do
   flow.queue_pair = queue_pair_of(transfer, path.links[0]);
   queue_pairs_[flow.queue_pair].flows.push_back(f);
   arm_watchdog();
-  if (config_.queue_sample_interval > Time() && recorder_.active() && !sampling_) {
+  if (config_.queue_sample_interval > Time() && recorder_.wants(Hook::queue_samples) && !sampling_) {
     sampling_ = true;
     engine_.schedule_at(engine_.now(), [this] { sample_queues(); });
   }
@@ -405,7 +405,7 @@ void PacketFabric::finish_receive(uint32_t f) {
   flow.receiver_done = true;
   ++stats_.transfers_done;
   stats_.bytes_delivered += flow.transfer.bytes;
-  if (recorder_.active()) {
+  if (recorder_.wants(Hook::transfers)) {
     const Transfer& t = flow.transfer;
     recorder_.on_transfer_done({flow.id, t.src, t.dst, t.bytes, flow.start, engine_.now(), t.tag});
   }

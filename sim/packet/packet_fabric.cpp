@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "sim/core/errors.h"
-#include "sim/link_timeline.h"
 
 namespace weft {
 namespace {
@@ -318,7 +317,9 @@ void PacketFabric::transmit(uint32_t port_index, uint32_t p) {
   port.counters.wire += Bytes(wire);
   last_progress_ = engine_.now();
   Time serialised = engine_.now() + transmit_time(Bytes(wire), Bandwidth::bps(port.rate));
-  if (timeline_) timeline_->add(port.link, engine_.now(), serialised, wire);
+  // Each packet's wire bytes over its serialisation, for a link timeline.
+  if (recorder_.wants(Hook::link_bytes))
+    recorder_.on_link_bytes({port.link, engine_.now(), serialised, static_cast<double>(wire)});
   engine_.schedule_at(serialised, [this, port_index] {
     ports_[port_index].busy = false;
     try_send(port_index);

@@ -44,11 +44,6 @@ class PacketFabric final : public Fabric {
   TransferId start_group(const GroupTransfer& group, OnTransferDone on_done) override;
   FabricStats stats() const override;
   std::vector<LinkStats> link_stats() const override;
-  // Each packet's wire bytes over its serialisation on each link.
-  bool record_links(LinkTimeline* timeline) override {
-    timeline_ = timeline;
-    return true;
-  }
   // Runs the engine; throws ModelError when transfers are left that can never finish.
   void run(Engine& engine) override;
 
@@ -239,8 +234,7 @@ class PacketFabric final : public Fabric {
   packet::PacketConfig config_;
   bool check_;
   Rng rng_;
-  std::vector<Port> ports_;  // by LinkId
-  LinkTimeline* timeline_ = nullptr;
+  std::vector<Port> ports_;            // by LinkId
   std::vector<uint64_t> buffer_used_;  // by node: bytes in its shared buffer
   std::vector<uint64_t> buffer_size_;  // by node
   std::deque<Packet> packets_;         // deques: references stay valid as they grow

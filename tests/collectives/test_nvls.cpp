@@ -48,7 +48,7 @@ TEST_CASE("nvls: the packet fabric reduces in the switch packet by packet, near 
   Topology t = build_cluster(system_spec("dgx-h100"));
   Schedule s = nvls_schedule(CollectiveOp::all_reduce, 8, Bytes(64ULL << 20));
   double flow = simulate(s, t, {"flow"}).time.seconds();
-  SimulationOptions packet{"packet"};
+  SimulationOptions packet{{"packet"}};
   packet.fabric_options.check_invariants = true;  // buffers empty, credits back, nothing in flight
   SimulationResult r = simulate(s, t, packet);
   CHECK(r.time.seconds() == Approx(flow).epsilon(0.15));

@@ -161,7 +161,7 @@ TEST_CASE("collnet: on a SHARP fat-tree every byte crosses each NIC once each wa
   const uint64_t size = 1ULL << 30;
   Schedule s = collnet_direct_all_reduce(4, 8, Bytes(size), {});
   validate(s);
-  SimulationOptions options{"flow"};
+  SimulationOptions options{{"flow"}};
   options.link_stats = true;
   SimulationResult r = simulate(s, t, options);
   int up = 0, down = 0, spine = 0;
@@ -247,7 +247,7 @@ TEST_CASE("collnet: the packet fabric runs the SHARP group steps too", "[collnet
   Topology t = build_cluster(spec);
   Schedule s = collnet_direct_all_reduce(2, 8, Bytes(1 << 20), {.channels = 2});
   double flow = simulate(s, t, {"flow"}).time.seconds();
-  SimulationOptions packet{"packet"};
+  SimulationOptions packet{{"packet"}};
   packet.fabric_options.check_invariants = true;
   SimulationResult r = simulate(s, t, packet);
   CHECK(r.fabric.drops == 0);

@@ -37,7 +37,7 @@ TEST_CASE("ring all-reduce matches 2(n-1)(α_step + S/(nB)) within 0.1 %", "[val
           if (std::string(fabric) == "analytic" && channels > 1) continue;
           RingOptions o{channels, Bytes(size), 0};  // chunk = S: one loop
           Topology t = build_topology(topo, n, {LinkKind::generic, kRate, kHop});
-          SimulationOptions sim{fabric, 1, {true}, nullptr};
+          SimulationOptions sim{{std::string(fabric), 1, {true}}};
           SimulationResult r = simulate(ring_all_reduce(n, Bytes(size), o), t, sim);
           double expected = closed_form_seconds(n, size, std::string(topo) == "ring" ? 1 : 2);
           INFO(fmt::format("n={} topology={} fabric={} channels={}: {} s vs {} s", n, topo, fabric, channels,
@@ -85,8 +85,8 @@ TEST_CASE("bus bandwidth factors follow nccl-tests", "[validation]") {
   CHECK(bus_bandwidth_factor(CollectiveOp::broadcast, 8) == 1.0);
   // A large all-reduce on 400 Gb/s links approaches busbw = 50 GB/s, the link rate in bytes.
   Topology t = single_switch(8, {LinkKind::generic, kRate, Time::ns(100)});
-  SweepRow row = measure_collective(CollectiveOp::all_reduce, Bytes(1ULL << 30), {1, Bytes(1ULL << 30), 0}, t,
-                                    {"flow", 1, {}, nullptr});
+  SweepRow row =
+      measure_collective(CollectiveOp::all_reduce, Bytes(1ULL << 30), {1, Bytes(1ULL << 30), 0}, t, {"flow", 1, {}});
   CHECK(row.busbw_GBps == Approx(50.0).epsilon(0.001));
   CHECK(row.algbw_GBps == Approx(row.busbw_GBps * 8 / 14));
 }

@@ -70,6 +70,20 @@ def test_collective_table():
     assert (ring["busbw_GBps"] < 50).all() and ring["busbw_GBps"].iloc[1] > 40
 
 
+def test_collective_calibration_and_errors(tmp_path):
+    """The same request as `weft collective`: --calibration times the measured sizes (10 us + bytes /
+    5 GB/s = 219.72 us for 1 MiB), and errors name the keyword as Python spells it."""
+    import pytest
+
+    fit = tmp_path / "fit.network.yaml"
+    fit.write_text("format: weft-network-profile\nversion: 1\nseries:\n  - {kind: collective, op: all_reduce, "
+                   "ranks: 8, algorithm: ring, protocol: simple, link: inter, alpha_us: 10, beta_GBps: 5}\n")
+    df = weft.collective(ranks=8, sizes=["1M"], calibration=str(fit))
+    assert df["time_us"].iloc[0] == pytest.approx(219.72, abs=0.01) and df["note"].iloc[0] == "calibrated"
+    with pytest.raises(weft.ConfigError, match="^algo, proto and nccl_version need a catalogue system"):
+        weft.collective(sizes=["1M"], algo="Ring")
+
+
 def test_ops_cap_keeps_whole_ranks(training_result):
     import pytest
 

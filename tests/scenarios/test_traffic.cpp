@@ -192,7 +192,7 @@ TEST_CASE("a 16-to-1 incast on the flow fabric: the receiver's downlink shared e
   Topology t = single_switch(17, k100G);
   TrafficSpec spec = incast({}, Bytes(10'000'000));
   for (uint32_t r = 1; r <= 16; ++r) spec.senders.push_back(r);
-  TrafficResult r = run_traffic(make_traffic(spec, 17, 1), t, "flow", {}, 1);
+  TrafficResult r = run_traffic(make_traffic(spec, 17, 1), t, {"flow", 1});
   const Time expected = Time::us(12'800) + Time::us(2);
   REQUIRE(r.flows.size() == 16);
   for (const FlowOutcome& f : r.flows) {
@@ -211,7 +211,7 @@ TEST_CASE("a 16-to-1 incast on the flow fabric: the receiver's downlink shared e
   CHECK(r.fabric.transfers_done == 16);
   CHECK(r.fabric.bytes_delivered == Bytes(160'000'000));
   // The analytic fabric has no contention: every flow at its ideal.
-  TrafficResult alone = run_traffic(make_traffic(spec, 17, 1), t, "analytic", {}, 1);
+  TrafficResult alone = run_traffic(make_traffic(spec, 17, 1), t, {"analytic", 1});
   for (const FlowOutcome& f : alone.flows) CHECK(f.fct == Time::us(802));
 }
 
@@ -220,7 +220,7 @@ TEST_CASE("a 16-to-1 incast on the flow fabric: the receiver's downlink shared e
 TEST_CASE("a permutation on one switch runs every flow at its ideal", "[traffic][validation]") {
   Topology t = single_switch(32, k100G);
   std::vector<FlowSpec> flows = make_traffic(pattern(TrafficKind::permutation, Bytes(3'000'001)), 32, 5);
-  TrafficResult r = run_traffic(flows, t, "flow", {}, 5);
+  TrafficResult r = run_traffic(flows, t, {"flow", 5});
   for (const FlowOutcome& f : r.flows) CHECK(std::abs(f.slowdown - 1.0) < 1e-9);
   CHECK(r.summary.mean_slowdown == Approx(1.0).margin(1e-9));
   CHECK(r.summary.p99_slowdown == Approx(1.0).margin(1e-9));
@@ -231,14 +231,14 @@ TEST_CASE("traffic runs are deterministic; staggered starts count from each flow
   std::vector<FlowSpec> flows = make_traffic(pattern(TrafficKind::all_to_all, Bytes(250'000)), 8, 3);
   auto fcts = [&](uint64_t seed) {
     std::vector<Time> out;
-    for (const FlowOutcome& f : run_traffic(flows, t, "flow", {}, seed).flows) out.push_back(f.fct);
+    for (const FlowOutcome& f : run_traffic(flows, t, {"flow", seed}).flows) out.push_back(f.fct);
     return out;
   };
   CHECK(fcts(3) == fcts(3));
   // Two senders 1 ms apart to one receiver, 1 MB each (80 us alone): they never overlap.
   TrafficSpec spec = incast({1, 2}, Bytes(1'000'000));
   spec.stagger = Time::ms(1);
-  TrafficResult r = run_traffic(make_traffic(spec, 8, 1), t, "flow", {}, 1);
+  TrafficResult r = run_traffic(make_traffic(spec, 8, 1), t, {"flow", 1});
   CHECK(r.flows[1].flow.start == Time::ms(1));
   CHECK(r.flows[0].fct == Time::us(82));
   CHECK(r.flows[1].fct == Time::us(82));
@@ -279,9 +279,9 @@ TEST_CASE("a traffic scenario runs and reports FCTs and counters in every format
 
 TEST_CASE("a traffic run rejects flows the topology cannot carry", "[traffic]") {
   Topology t = single_switch(4, k100G);
-  CHECK_THROWS_AS(run_traffic({FlowSpec{0, 4, Bytes(1), Time(), 0}}, t, "flow", {}, 1), ConfigError);
-  CHECK_THROWS_AS(run_traffic({FlowSpec{2, 2, Bytes(1), Time(), 0}}, t, "flow", {}, 1), ConfigError);
-  CHECK_THROWS_AS(run_traffic({FlowSpec{0, 1, Bytes(1), Time(), 0}}, t, "nosuch", {}, 1), ConfigError);
+  CHECK_THROWS_AS(run_traffic({FlowSpec{0, 4, Bytes(1), Time(), 0}}, t, {"flow", 1}), ConfigError);
+  CHECK_THROWS_AS(run_traffic({FlowSpec{2, 2, Bytes(1), Time(), 0}}, t, {"flow", 1}), ConfigError);
+  CHECK_THROWS_AS(run_traffic({FlowSpec{0, 1, Bytes(1), Time(), 0}}, t, {"nosuch", 1}), ConfigError);
 }
 
 // The packet fabric behind the same interface: a small incast completes (PFC keeps it lossless)
@@ -293,7 +293,7 @@ TEST_CASE("a small incast on the packet fabric completes", "[traffic]") {
     return;
   }
   Topology t = single_switch(5, k100G);
-  TrafficResult r = run_traffic(make_traffic(incast({1, 2, 3, 4}, Bytes(200'000)), 5, 1), t, "packet", {}, 1);
+  TrafficResult r = run_traffic(make_traffic(incast({1, 2, 3, 4}, Bytes(200'000)), 5, 1), t, {"packet", 1});
   for (const FlowOutcome& f : r.flows) CHECK(f.slowdown >= 1.0 - 1e-9);
   CHECK(r.fabric.transfers_done == 4);
   CHECK(r.fabric.packets_sent > 0);
