@@ -39,19 +39,7 @@ struct Replayer::Instance {
 
 struct Replayer::PlanEntry {
   CollectivePlan plan;
-  std::optional<Time> isolated;  // the schedule's time alone on the fabric, once measured
 };
-
-std::string_view to_string(CollectiveTiming t) { return t == CollectiveTiming::shared ? "shared" : "isolated"; }
-
-CollectiveTiming parse_collective_timing(std::string_view text) {
-  if (text == "shared") return CollectiveTiming::shared;
-  if (text == "isolated") return CollectiveTiming::isolated;
-  throw ConfigError(
-      fmt::format("collective timing '{}': expected shared (collectives contend on one fabric) or "
-                  "isolated (each distinct collective simulated once alone; faster)",
-                  text));
-}
 
 namespace {
 
@@ -71,14 +59,15 @@ void index_dependents(const Program& p, std::vector<uint32_t>& offset, std::vect
 }  // namespace
 
 Replayer::Replayer(Engine& engine, Fabric& fabric, const Topology& topology, const ClusterSpec& spec,
-                   const Workload& workload, Recorder& recorder, PlanOptions plan)
+                   const Workload& workload, Recorder& recorder, CollectiveTimer& timer, PlanOptions plan)
     : engine_(engine),
       fabric_(fabric),
       topology_(topology),
       spec_(spec),
       workload_(workload),
       recorder_(recorder),
-      plan_options_(std::move(plan)) {
+      plan_options_(std::move(plan)),
+      timer_(timer) {
   ranks_.resize(workload.ranks());
   timings_.resize(workload.ranks());
   for (uint32_t r = 0; r < workload.ranks(); ++r) {
@@ -215,30 +204,16 @@ void Replayer::launch(uint32_t comm, uint64_t seq, Instance& inst) {
   }
   PlanEntry& entry = plan_for(comm, op.collective, inst.bytes);
   inst.plan = &entry;
-  if (calibration_) {
-    if (const std::optional<Time> t = calibrated(comm, entry.plan, op.collective, inst.bytes)) {
-      inst.calibrated = true;
-      engine_.schedule_in(*t, std::move(complete));
-      return;
-    }
-  }
-  if (isolated_) {
-    if (!entry.isolated) entry.isolated = isolated_(entry.plan.schedule, comm_nodes_[comm]);
-    engine_.schedule_in(*entry.isolated, std::move(complete));
+  if (const std::optional<TimedCollective> t =
+          timer_.collective(entry.plan, op.collective, inst.bytes, comm_nodes_[comm])) {
+    inst.calibrated = t->calibrated;
+    engine_.schedule_in(t->time, std::move(complete));
     return;
   }
   inst.executor =
       std::make_unique<ScheduleExecutor>(engine_, fabric_, inst.plan->plan.schedule, comm_nodes_[comm], recorder_);
   inst.executor->set_entropy_base((uint64_t{comm} + 1) << 32);  // each communicator its own connections
   inst.executor->start(std::move(complete));
-}
-
-std::optional<Time> Replayer::calibrated(uint32_t comm, const CollectivePlan& plan, CollectiveOp op,
-                                         Bytes bytes) const {
-  const auto& nodes = comm_nodes_[comm];
-  return calibration_->time("collective", to_string(op), static_cast<uint32_t>(nodes.size()),
-                            lowercase(to_string(plan.choice.algorithm)), lowercase(to_string(plan.choice.protocol)),
-                            link_class(nodes, topology_), bytes.count());
 }
 
 Replayer::PlanEntry& Replayer::plan_for(uint32_t comm, CollectiveOp op, Bytes bytes) {
@@ -277,13 +252,9 @@ void Replayer::post_p2p(uint32_t rank, uint32_t index) {
   Transfer t;
   t.src = topology_.gpus()[workload_.gpu_of_rank[src]];
   t.dst = topology_.gpus()[workload_.gpu_of_rank[dst]];
-  if (calibration_) {
-    const std::array<NodeIndex, 2> pair{t.src, t.dst};
-    if (auto time =
-            calibration_->time("p2p", "send_recv", 2, "p2p", "", link_class(pair, topology_), op.bytes.count())) {
-      engine_.schedule_in(*time, std::move(done));
-      return;
-    }
+  if (const std::optional<Time> time = timer_.p2p(t.src, t.dst, op.bytes)) {
+    engine_.schedule_in(*time, std::move(done));
+    return;
   }
   t.bytes = op.bytes;
   // Point-to-point connections: one per (src, dst) pair, apart from every communicator's.
@@ -340,17 +311,9 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
   Simulation sim(topology, options);
   Engine& engine = sim.engine();
   for (RecorderSink* sink : options.sinks) sim.recorder().add_sink(*sink);
-  Replayer replayer(engine, sim.fabric(), topology, spec, workload, sim.recorder(), options.plan);
-  if (options.collectives == CollectiveTiming::isolated) {
-    require_simulations(options.fabric, 2, "fabrics", "use collective timing 'shared' with this fabric");
-    replayer.set_isolated_timer([&sim](const Schedule& schedule, std::span<const NodeIndex> nodes) {
-      std::unique_ptr<Simulation> side = sim.isolated();
-      ScheduleExecutor executor(side->engine(), side->fabric(), schedule, nodes, side->recorder());
-      executor.start();
-      side->run();
-      return executor.end_time() - executor.start_time();
-    });
-  }
+  std::unique_ptr<CollectiveTimer> timer =
+      make_collective_timer(options.collectives, sim, options.calibration, topology);
+  Replayer replayer(engine, sim.fabric(), topology, spec, workload, sim.recorder(), *timer, options.plan);
   if (options.poll) {
     // Throws rather than returning false: a fabric with a clock of its own (SimGrid) calls
     // Engine::run many times and would carry on after an early return.
@@ -367,7 +330,6 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
     timeline.emplace(topology.link_count());
     sim.recorder().add_sink(*timeline);
   }
-  if (options.calibration) replayer.set_calibration(options.calibration);
   replayer.start();
   sim.run();
   if (!replayer.done()) {

@@ -20,6 +20,7 @@
 #include "sim/fabric.h"
 #include "sim/fabric_registry.h"
 #include "sim/simulation.h"
+#include "workloads/collective_timer.h"
 #include "workloads/program.h"
 
 namespace weft {
@@ -57,34 +58,16 @@ struct ReplayResult {
   Time link_bin;                  // the width of their bins
 };
 
-// How collectives take their time. shared: every collective runs its schedule on the one fabric, so
-// concurrent collectives (TP inside a node while DP crosses the network, two DP buckets) contend
-// for links as they would. isolated: each distinct (communicator, op, size) is simulated once alone
-// on the same topology and fabric model and every instance takes that time (ASTRA-sim's "analytical
-// network" idea with weft's own fabric behind it): much faster for big steps, blind to contention
-// between collectives. Point-to-point sends always share the fabric.
-enum class CollectiveTiming : uint8_t { shared, isolated };
-std::string_view to_string(CollectiveTiming t);
-CollectiveTiming parse_collective_timing(std::string_view text);  // ConfigError naming both
-
-// The time one schedule takes alone, for CollectiveTiming::isolated.
-using IsolatedTimer = std::function<Time(const Schedule&, std::span<const NodeIndex> rank_nodes)>;
-
 class Replayer {
  public:
-  // The workload, topology and spec must outlive the replayer.
+  // The workload, topology, spec and timer must outlive the replayer. The timer decides how each
+  // collective and send/recv takes its time (collective_timer.h).
   Replayer(Engine& engine, Fabric& fabric, const Topology& topology, const ClusterSpec& spec, const Workload& workload,
-           Recorder& recorder, PlanOptions plan = {});
+           Recorder& recorder, CollectiveTimer& timer, PlanOptions plan = {});
   ~Replayer();
   Replayer(const Replayer&) = delete;
   Replayer& operator=(const Replayer&) = delete;
 
-  // With a timer, collectives take the time it gives (memoised per communicator, op and size)
-  // instead of running on the fabric.
-  void set_isolated_timer(IsolatedTimer timer) { isolated_ = std::move(timer); }
-  // With measured fits, a collective or send/recv whose series was measured takes the fitted time
-  // (its stat's algorithm says "calibrated"); the others run as modelled.
-  void set_calibration(std::shared_ptr<const NetworkCalibration> c) { calibration_ = std::move(c); }
   void start();
   bool done() const { return ops_left_ == 0; }
   ReplayResult take_result();
@@ -121,9 +104,7 @@ class Replayer {
   std::map<std::tuple<uint32_t, CollectiveOp, uint64_t>, std::unique_ptr<PlanEntry>> plans_;
   std::map<P2pKey, std::vector<uint32_t>> posted_sends_, posted_recvs_;  // op indices, FIFO
   std::map<std::tuple<CommGroup, CollectiveOp, uint64_t, std::string>, CollectiveStat> stats_;
-  IsolatedTimer isolated_;
-  std::shared_ptr<const NetworkCalibration> calibration_;
-  std::optional<Time> calibrated(uint32_t comm, const CollectivePlan& plan, CollectiveOp op, Bytes bytes) const;
+  CollectiveTimer& timer_;
   uint64_t ops_left_ = 0;
   Time start_time_;
   Time end_time_;

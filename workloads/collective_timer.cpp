@@ -1,0 +1,71 @@
+#include "workloads/collective_timer.h"
+
+#include <fmt/format.h>
+#include <array>
+
+#include "collectives/executor.h"
+#include "sim/core/errors.h"
+#include "sim/core/names.h"
+
+namespace weft {
+
+std::string_view to_string(CollectiveTiming t) { return t == CollectiveTiming::shared ? "shared" : "isolated"; }
+
+CollectiveTiming parse_collective_timing(std::string_view text) {
+  if (text == "shared") return CollectiveTiming::shared;
+  if (text == "isolated") return CollectiveTiming::isolated;
+  throw ConfigError(
+      fmt::format("collective timing '{}': expected shared (collectives contend on one fabric) or "
+                  "isolated (each distinct collective simulated once alone; faster)",
+                  text));
+}
+
+std::optional<TimedCollective> IsolatedTimer::collective(const CollectivePlan& plan, CollectiveOp /*op*/,
+                                                         Bytes /*bytes*/, std::span<const NodeIndex> rank_nodes) {
+  auto [it, first] = times_.try_emplace(&plan);
+  if (first) {
+    std::unique_ptr<Simulation> side = main_.isolated();
+    ScheduleExecutor executor(side->engine(), side->fabric(), plan.schedule, rank_nodes, side->recorder());
+    executor.start();
+    side->run();
+    it->second = executor.end_time() - executor.start_time();
+  }
+  return TimedCollective{it->second};
+}
+
+CalibratedTimer::CalibratedTimer(std::shared_ptr<const NetworkCalibration> fits, const Topology& topology,
+                                 std::unique_ptr<CollectiveTimer> fallback)
+    : fits_(std::move(fits)), topology_(topology), fallback_(std::move(fallback)) {}
+
+std::optional<TimedCollective> CalibratedTimer::collective(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
+                                                           std::span<const NodeIndex> rank_nodes) {
+  if (const std::optional<Time> t =
+          fits_->time("collective", to_string(op), static_cast<uint32_t>(rank_nodes.size()),
+                      lowercase(to_string(plan.choice.algorithm)), lowercase(to_string(plan.choice.protocol)),
+                      link_class(rank_nodes, topology_), bytes.count())) {
+    return TimedCollective{*t, /*calibrated=*/true};
+  }
+  return fallback_->collective(plan, op, bytes, rank_nodes);
+}
+
+std::optional<Time> CalibratedTimer::p2p(NodeIndex src, NodeIndex dst, Bytes bytes) {
+  const std::array<NodeIndex, 2> pair{src, dst};
+  if (auto t = fits_->time("p2p", "send_recv", 2, "p2p", "", link_class(pair, topology_), bytes.count())) return t;
+  return fallback_->p2p(src, dst, bytes);
+}
+
+std::unique_ptr<CollectiveTimer> make_collective_timer(CollectiveTiming timing, Simulation& main,
+                                                       std::shared_ptr<const NetworkCalibration> fits,
+                                                       const Topology& topology) {
+  std::unique_ptr<CollectiveTimer> timer;
+  if (timing == CollectiveTiming::isolated) {
+    require_simulations(main.setup().fabric, 2, "fabrics", "use collective timing 'shared' with this fabric");
+    timer = std::make_unique<IsolatedTimer>(main);
+  } else {
+    timer = std::make_unique<SharedFabricTimer>();
+  }
+  if (fits) timer = std::make_unique<CalibratedTimer>(std::move(fits), topology, std::move(timer));
+  return timer;
+}
+
+}  // namespace weft

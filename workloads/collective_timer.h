@@ -1,0 +1,88 @@
+// How the replay's communication takes its time: the strategies behind `collective_timing:`. A
+// collective instance whose members have all arrived, or a matched send/recv, asks its timer; a
+// time means "done that much later", nothing means "run it on the shared fabric".
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+
+#include "collectives/network_calibration.h"
+#include "collectives/plan.h"
+#include "sim/simulation.h"
+
+namespace weft {
+
+// shared: every collective runs its schedule on the one fabric, so concurrent collectives (TP inside
+// a node while DP crosses the network, two DP buckets) contend for links as they would. isolated:
+// each distinct (communicator, op, size) is simulated once alone on the same topology and fabric
+// model and every instance takes that time (ASTRA-sim's "analytical network" idea with weft's own
+// fabric behind it): much faster for big steps, blind to contention between collectives.
+// Point-to-point sends always share the fabric.
+enum class CollectiveTiming : uint8_t { shared, isolated };
+std::string_view to_string(CollectiveTiming t);
+CollectiveTiming parse_collective_timing(std::string_view text);  // ConfigError naming both
+
+struct TimedCollective {
+  Time time;
+  bool calibrated = false;  // a measured fit's time
+};
+
+class CollectiveTimer {
+ public:
+  virtual ~CollectiveTimer() = default;
+  // The time `plan` of `op` over `bytes` takes on `rank_nodes`, or nothing: run it on the shared
+  // fabric. `plan` outlives the replay (the replayer keeps one per communicator, op and size).
+  virtual std::optional<TimedCollective> collective(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
+                                                    std::span<const NodeIndex> rank_nodes) = 0;
+  // The same for one send/recv of `bytes` between two GPUs; the default: always the shared fabric.
+  virtual std::optional<Time> p2p(NodeIndex /*src*/, NodeIndex /*dst*/, Bytes /*bytes*/) { return std::nullopt; }
+};
+
+// Everything on the shared fabric.
+class SharedFabricTimer final : public CollectiveTimer {
+ public:
+  std::optional<TimedCollective> collective(const CollectivePlan&, CollectiveOp, Bytes,
+                                            std::span<const NodeIndex>) override {
+    return std::nullopt;
+  }
+};
+
+// Each plan run once alone, in an isolated run of `main` (Simulation::isolated), then memoised.
+class IsolatedTimer final : public CollectiveTimer {
+ public:
+  explicit IsolatedTimer(Simulation& main) : main_(main) {}
+  std::optional<TimedCollective> collective(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
+                                            std::span<const NodeIndex> rank_nodes) override;
+
+ private:
+  Simulation& main_;
+  std::unordered_map<const CollectivePlan*, Time> times_;
+};
+
+// Measured fits (PROFILE.network.yaml from weft calibrate) first: a collective or send/recv whose
+// series was measured takes the fitted time; the others go to `fallback`.
+class CalibratedTimer final : public CollectiveTimer {
+ public:
+  CalibratedTimer(std::shared_ptr<const NetworkCalibration> fits, const Topology& topology,
+                  std::unique_ptr<CollectiveTimer> fallback);
+  std::optional<TimedCollective> collective(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
+                                            std::span<const NodeIndex> rank_nodes) override;
+  std::optional<Time> p2p(NodeIndex src, NodeIndex dst, Bytes bytes) override;
+
+ private:
+  std::shared_ptr<const NetworkCalibration> fits_;
+  const Topology& topology_;
+  std::unique_ptr<CollectiveTimer> fallback_;
+};
+
+// The timer a replay asks for: `timing` on `main`, under the measured fits when there are any.
+// Throws ConfigError when isolated runs are impossible with main's fabric (SimGrid).
+std::unique_ptr<CollectiveTimer> make_collective_timer(CollectiveTiming timing, Simulation& main,
+                                                       std::shared_ptr<const NetworkCalibration> fits,
+                                                       const Topology& topology);
+
+}  // namespace weft
