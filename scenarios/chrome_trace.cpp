@@ -140,12 +140,12 @@ void add_counter_events(std::vector<std::string>& out, uint32_t rank, const Prog
 
 // One process ("links", after the ranks) with a counter track per recorded link: its utilisation in
 // percent per bin, one sample where the value changes.
-void add_link_events(std::vector<std::string>& out, uint32_t pid, const ReplayResult& replay) {
-  if (replay.links.empty()) return;
+void add_link_events(std::vector<std::string>& out, uint32_t pid, const BusiestLinks& links) {
+  if (links.links.empty()) return;
   out.push_back(
       fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"args":{{"name":"links, busiest first"}}}})", pid));
   out.push_back(fmt::format(R"({{"ph":"M","name":"process_sort_index","pid":{0},"args":{{"sort_index":{0}}}}})", pid));
-  for (const LinkSeries& link : replay.links) {
+  for (const LinkSeries& link : links.links) {
     const std::string name = json_quoted(link.name);
     double last = -1;
     for (size_t i = 0; i <= link.utilisation.size(); ++i) {
@@ -153,15 +153,15 @@ void add_link_events(std::vector<std::string>& out, uint32_t pid, const ReplayRe
       const double percent = i < link.utilisation.size() ? std::round(link.utilisation[i] * 1000) / 10 : 0.0;
       if (percent == last) continue;
       last = percent;
-      const Time at = Time::ps(replay.link_bin.ps() * static_cast<int64_t>(i));
+      const Time at = Time::ps(links.bin.ps() * static_cast<int64_t>(i));
       out.push_back(fmt::format(R"({{"ph":"C","name":{},"pid":{},"ts":{},"args":{{"util %":{}}}}})", name, pid,
                                 micros(at), percent));
     }
   }
 }
 
-nlohmann::json other_data(const Workload& workload, const ReplayResult& replay, const ChromeTraceOptions& options,
-                          uint32_t shown) {
+nlohmann::json other_data(const Workload& workload, const ReplayResult& replay, const BusiestLinks& links,
+                          const ChromeTraceOptions& options, uint32_t shown) {
   const FabricStats& f = replay.fabric;
   nlohmann::json meta = {
       {"generator", "weft"},
@@ -173,13 +173,13 @@ nlohmann::json other_data(const Workload& workload, const ReplayResult& replay, 
       {"engine_events", replay.events},
       {"fabric_totals", {{"transfers", f.transfers_done}, {"bytes_delivered", f.bytes_delivered.count()}}},
   };
-  if (replay.links.empty()) {
+  if (links.links.empty()) {
     meta["link_counters"] = "none: the replay recorded no link series (analytic and simgrid fabrics keep none)";
   } else {
     meta["link_counters"] = fmt::format(
         "utilisation of the {} busiest links in bins of {} us (wire bytes spread over each transfer's time "
         "on the link)",
-        replay.links.size(), micros(replay.link_bin));
+        links.links.size(), micros(links.bin));
   }
   if (shown < workload.ranks()) {
     meta["note"] = fmt::format(
@@ -192,7 +192,8 @@ nlohmann::json other_data(const Workload& workload, const ReplayResult& replay, 
 
 }  // namespace
 
-std::string chrome_trace(const Workload& workload, const ReplayResult& replay, const ChromeTraceOptions& options) {
+std::string chrome_trace(const Workload& workload, const ReplayResult& replay, const ChromeTraceOptions& options,
+                         const BusiestLinks& links) {
   if (replay.timings.size() != workload.ranks()) {
     throw ModelError(
         fmt::format("trace: {} ranks of timings for a workload of {} ranks", replay.timings.size(), workload.ranks()));
@@ -212,11 +213,12 @@ std::string chrome_trace(const Workload& workload, const ReplayResult& replay, c
     add_op_events(events, r, program, replay.timings[r], labels);
     add_counter_events(events, r, program, replay.timings[r]);
   }
-  add_link_events(events, workload.ranks(), replay);
+  add_link_events(events, workload.ranks(), links);
   std::string text = "{\"traceEvents\":[\n";
   for (size_t i = 0; i < events.size(); ++i) text += events[i] + (i + 1 < events.size() ? ",\n" : "\n");
   text +=
-      "],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + other_data(workload, replay, options, shown).dump(2) + "}\n";
+      "],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + other_data(workload, replay, links, options, shown).dump(2) +
+      "}\n";
   return text;
 }
 

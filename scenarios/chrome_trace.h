@@ -3,12 +3,13 @@
 // one thread per stream ("compute", then communication streams named by their group: TP, DP, PP
 // send, ...), one complete ("X") event per op from its start to its end, and a counter track per
 // rank of the communication ops in flight by group, and a process "links" with a utilisation counter
-// per link the replay recorded (ReplayOptions::busiest_links). A pure function from results to text.
+// in `links` (run_training's busiest links). A pure function from results to text.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "scenarios/link_series.h"
 #include "workloads/replayer.h"
 
 namespace weft {
@@ -23,6 +24,7 @@ struct ChromeTraceOptions {
 };
 
 // Throws ModelError when `replay` does not belong to `workload` (its timings have other shapes).
-std::string chrome_trace(const Workload& workload, const ReplayResult& replay, const ChromeTraceOptions& options = {});
+std::string chrome_trace(const Workload& workload, const ReplayResult& replay, const ChromeTraceOptions& options = {},
+                         const BusiestLinks& links = {});
 
 }  // namespace weft

@@ -42,7 +42,7 @@ void add_traces(std::vector<OutputFile>& files, const ScenarioResult& result, co
     return [&r, options, title] {
       ChromeTraceOptions o = options;
       o.title = title;
-      return chrome_trace(*r.training->workload, r.training->replay, o);
+      return chrome_trace(*r.training->workload, r.training->replay, o, r.training->links);
     };
   };
   files.push_back({"trace.json", trace_of(result, result.scenario.baseline)});

@@ -1,6 +1,7 @@
 #include "scenarios/run_training.h"
 
 #include <chrono>
+#include <optional>
 
 #include "topologies/catalogue/gpus.h"
 
@@ -19,9 +20,14 @@ TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
   options.simulation() = scenario.simulation();
   options.collectives = t.timing;
   options.poll = std::move(poll);
-  options.busiest_links = busiest_links;
   options.calibration = t.network;
+  std::optional<LinkTimeline> timeline;
+  if (busiest_links > 0 && find_fabric(scenario.fabric).per_link) {
+    timeline.emplace(topology.link_count());
+    options.sinks.push_back(&*timeline);
+  }
   out.replay = replay(*workload, topology, scenario.system.cluster, options);
+  if (timeline) out.links = weft::busiest_links(topology, *timeline, busiest_links);
   out.step = breakdown(*workload, out.replay, peak_flops(gpu, t.spec.precision));
   out.tokens = t.trace ? 0.0 : static_cast<double>(t.spec.global_batch) * t.spec.seq_len;  // a trace has no token count
   out.workload = std::move(workload);

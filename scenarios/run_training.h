@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "scenarios/link_series.h"
 #include "scenarios/scenario.h"
 #include "workloads/replayer.h"
 #include "workloads/step_breakdown.h"
@@ -15,6 +16,7 @@ namespace weft {
 struct TrainingOutcome {
   std::shared_ptr<const Workload> workload;
   ReplayResult replay;
+  BusiestLinks links;  // the busiest links' utilisation, when asked for and the fabric keeps per-link state
   StepBreakdown step;
   uint64_t ops = 0;         // ops over all ranks
   double tokens = 0;        // tokens per step (global batch x sequence)
@@ -22,7 +24,8 @@ struct TrainingOutcome {
 };
 
 // `poll`: see ReplayOptions::poll (progress and stopping; unset costs nothing).
-// busiest_links: see ReplayOptions.
+// busiest_links: record the utilisation over time of this many of the busiest links (flow and
+// packet fabrics keep per-link state; the others none).
 TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
                              std::function<bool(Time simulated, uint64_t events)> poll = {},
                              uint32_t busiest_links = 0);

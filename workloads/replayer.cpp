@@ -8,7 +8,6 @@
 
 #include "sim/core/errors.h"
 #include "sim/core/names.h"
-#include "sim/link_timeline.h"
 #include "topologies/metrics.h"
 #include "topologies/routing.h"
 
@@ -289,22 +288,6 @@ std::string Replayer::stuck() const {
   return "ops wait on each other";
 }
 
-namespace {
-
-LinkSeries series(const Topology& topology, const LinkTimeline& timeline, LinkId l) {
-  const LinkProps& link = topology.link(l);
-  LinkSeries s;
-  s.name = fmt::format("{} -> {} ({}, {:.1f} Gb/s)", topology.node(topology.link_source(l)).name,
-                       topology.node(topology.link_target(l)).name, to_string(link.kind), link.rate.bps() / 1e9);
-  const double bits_per_bin = static_cast<double>(link.rate.bps()) * timeline.bin_width().seconds();
-  // Bytes are spread evenly over each transfer's time on the link, so a bin can show more than the
-  // link's rate where transfers overlapped unevenly: clamped (the totals stay exact).
-  for (double bytes : timeline.bytes(l)) s.utilisation.push_back(std::min(1.0, bytes * 8 / bits_per_bin));
-  return s;
-}
-
-}  // namespace
-
 ReplayResult replay(const Workload& workload, const Topology& topology, const ClusterSpec& spec,
                     const ReplayOptions& options) {
   validate(workload);
@@ -324,24 +307,12 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
         },
         options.poll_every);
   }
-  // The fabrics with per-link state (those that report link_stats) feed a link timeline.
-  std::optional<LinkTimeline> timeline;
-  if (options.busiest_links > 0 && find_fabric(options.fabric).per_link) {
-    timeline.emplace(topology.link_count());
-    sim.recorder().add_sink(*timeline);
-  }
   replayer.start();
   sim.run();
   if (!replayer.done()) {
     throw ConfigError(fmt::format("workload '{}' cannot finish: {}", workload.name, replayer.stuck()));
   }
-  ReplayResult result = replayer.take_result();
-  if (timeline) {
-    result.link_bin = timeline->bin_width();
-    for (LinkId l : timeline->busiest(topology, options.busiest_links))
-      result.links.push_back(series(topology, *timeline, l));
-  }
-  return result;
+  return replayer.take_result();
 }
 
 }  // namespace weft

@@ -42,20 +42,12 @@ struct CollectiveStat {
   Time total;  // sum over instances of start -> end
 };
 
-// One link's utilisation over the step (ReplayOptions::busiest_links), for trace counters.
-struct LinkSeries {
-  std::string name;                 // "gpu0 -> nvswitch1 (nvlink, 450.0 Gb/s)"
-  std::vector<double> utilisation;  // per bin of ReplayResult::link_bin: wire bits / (rate x bin), 0..1
-};
-
 struct ReplayResult {
   Time step_time;                              // first op issued -> last op ended
   std::vector<std::vector<OpTiming>> timings;  // [rank][op]
   std::vector<CollectiveStat> collectives;
   FabricStats fabric;
   uint64_t events = 0;
-  std::vector<LinkSeries> links;  // the busiest links, busiest first (when asked for and the fabric can)
-  Time link_bin;                  // the width of their bins
 };
 
 class Replayer {
@@ -117,16 +109,15 @@ struct ReplayOptions : SimulationSetup {
 
   PlanOptions plan;
   CollectiveTiming collectives = CollectiveTiming::shared;
-  std::vector<RecorderSink*> sinks;  // observers of the shared fabric: they must outlive the call
+  // Observers of the shared fabric (e.g. a LinkTimeline): they must outlive the call. With isolated
+  // collective timing only point-to-point traffic is on the shared fabric to see.
+  std::vector<RecorderSink*> sinks;
   // Called every `poll_every` engine events with the simulated time and the events so far (progress,
   // Ctrl-C); returning false stops the replay, which then throws RunStopped. Unset: no cost.
   std::function<bool(Time simulated, uint64_t events)> poll;
   // Events between polls: a poll costs ~30 ns (a clock read), a flow-level event 0.1-20 us, so this
   // is free and keeps Ctrl-C under ~20 ms even at 50 k events/s.
   uint64_t poll_every = 1024;
-  // Record the utilisation over time of this many of the busiest links (flow and packet fabrics).
-  // With isolated collective timing only point-to-point traffic is on the shared fabric to see.
-  uint32_t busiest_links = 0;
   // Measured latency/bandwidth fits (PROFILE.network.yaml from weft calibrate); see Replayer.
   std::shared_ptr<const NetworkCalibration> calibration;
 };

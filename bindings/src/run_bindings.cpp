@@ -158,19 +158,19 @@ py::dict RunHandle::links(size_t i) const {
   const ScenarioResult& r = at(i);
   py::dict out;
   if (!r.training) return out;
-  const ReplayResult& replay = r.training->replay;
+  const BusiestLinks& links = r.training->links;
   size_t bins = 0;
-  for (const LinkSeries& s : replay.links) bins = std::max(bins, s.utilisation.size());
-  py::array_t<double> matrix({replay.links.size(), bins});
+  for (const LinkSeries& s : links.links) bins = std::max(bins, s.utilisation.size());
+  py::array_t<double> matrix({links.links.size(), bins});
   std::vector<std::string> names;
-  for (size_t l = 0; l < replay.links.size(); ++l) {
-    names.push_back(replay.links[l].name);
-    const auto& u = replay.links[l].utilisation;
+  for (size_t l = 0; l < links.links.size(); ++l) {
+    names.push_back(links.links[l].name);
+    const auto& u = links.links[l].utilisation;
     for (size_t b = 0; b < bins; ++b) matrix.mutable_at(l, b) = b < u.size() ? u[b] : 0.0;
   }
   out["names"] = names;
   out["utilisation"] = matrix;
-  out["bin_us"] = replay.link_bin.microseconds();
+  out["bin_us"] = links.bin.microseconds();
   return out;
 }
 

@@ -70,19 +70,21 @@ TEST_CASE("Replay: link series of the busiest links, and their counters in the C
   const ClusterSpec cluster = system_spec("dgx-h100");
   const Topology topo = build_cluster(cluster);
   ReplayOptions options;
-  options.busiest_links = 4;
+  LinkTimeline timeline(topo.link_count());
+  options.sinks.push_back(&timeline);
   const ReplayResult r = replay(w, topo, cluster, options);
-  REQUIRE(r.links.size() == 4);
-  CHECK(r.link_bin > Time());
-  for (const LinkSeries& l : r.links) {
+  const BusiestLinks links = busiest_links(topo, timeline, 4);
+  REQUIRE(links.links.size() == 4);
+  CHECK(links.bin > Time());
+  for (const LinkSeries& l : links.links) {
     CHECK(l.name.find(" -> ") != std::string::npos);
     CHECK(sum(l.utilisation) > 0);
     for (double u : l.utilisation) CHECK((u >= 0 && u <= 1));
     // The bins cover the step and no more than one bin past it.
-    CHECK(static_cast<double>(l.utilisation.size()) * r.link_bin.seconds() <=
-          r.step_time.seconds() + r.link_bin.seconds());
+    CHECK(static_cast<double>(l.utilisation.size()) * links.bin.seconds() <=
+          r.step_time.seconds() + links.bin.seconds());
   }
-  const nlohmann::json trace = nlohmann::json::parse(chrome_trace(w, r));
+  const nlohmann::json trace = nlohmann::json::parse(chrome_trace(w, r, {}, links));
   size_t counters = 0;
   for (const auto& e : trace["traceEvents"]) {
     if (e["ph"] == "C" && e["args"].contains("util %")) {
@@ -92,6 +94,7 @@ TEST_CASE("Replay: link series of the busiest links, and their counters in the C
   }
   CHECK(counters >= 8);  // at least a rise and a closing zero per link
   CHECK(trace["otherData"]["link_counters"].get<std::string>().find("4 busiest links") != std::string::npos);
-  // Without asking, no series (and no cost).
-  CHECK(replay(w, topo, cluster).links.empty());
+  // Without link series, the trace says it has none.
+  const nlohmann::json bare = nlohmann::json::parse(chrome_trace(w, r));
+  CHECK(bare["otherData"]["link_counters"].get<std::string>().starts_with("none"));
 }
