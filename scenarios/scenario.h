@@ -14,7 +14,7 @@
 #include "collectives/ring.h"
 #include "cost/plan.h"
 #include "scenarios/cost_section.h"
-#include "scenarios/traffic.h"
+#include "scenarios/traffic_reader.h"
 #include "scenarios/training_reader.h"
 #include "sim/core/errors.h"
 #include "sim/fabric_registry.h"

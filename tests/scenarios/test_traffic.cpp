@@ -9,7 +9,7 @@
 #include "scenarios/report.h"
 #include "scenarios/run_scenario.h"
 #include "scenarios/scenario.h"
-#include "scenarios/traffic.h"
+#include "scenarios/traffic_reader.h"
 #include "sim/core/errors.h"
 #include "topologies/builders.h"
 

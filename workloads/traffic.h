@@ -17,8 +17,6 @@
 
 namespace weft {
 
-class YamlMap;
-
 enum class TrafficKind : uint8_t { incast, permutation, all_to_all, flows };
 std::string_view to_string(TrafficKind kind);
 
@@ -31,7 +29,8 @@ struct FlowSpec {
   uint8_t priority = 0;  // traffic class 0..7
 };
 
-// `workload: {traffic: KIND, ...}` as read from a scenario; make_traffic() expands it to flows.
+// `workload: {traffic: KIND, ...}` (scenarios/traffic_reader.h reads it); make_traffic() expands it
+// to flows.
 struct TrafficSpec {
   TrafficKind kind = TrafficKind::incast;
   std::vector<uint32_t> senders;  // incast, in start order
@@ -45,18 +44,14 @@ struct TrafficSpec {
   SourceLocation where;           // of `traffic:`
 };
 
-// Reads `traffic:` and its sibling keys from the workload map, checking ranks against `ranks`.
-// The caller rejects the workload map's unknown keys.
-TrafficSpec read_traffic(const YamlMap& workload, uint32_t ranks);
-
 // Expands a spec to flows; a permutation draws from Rng(spec.seed or `seed`, "traffic.permutation").
 std::vector<FlowSpec> make_traffic(const TrafficSpec& spec, uint32_t ranks, uint64_t seed);
 
 struct FlowOutcome {
   FlowSpec flow;
-  Time fct;         // start -> last byte arrived
-  Time ideal;       // path latency + bytes / path bottleneck: alone on an idle fabric
-  double slowdown;  // fct / ideal
+  Time fct;             // start -> last byte arrived
+  Time ideal;           // path latency + bytes / path bottleneck: alone on an idle fabric
+  double slowdown = 0;  // fct / ideal
 };
 
 // Percentiles are nearest-rank: the p-th of n sorted values is the ceil(p * n / 100)-th (1-based),
