@@ -12,6 +12,7 @@
 #include "sim/fabric.h"
 #include "sim/packet/congestion.h"
 #include "sim/packet/packet.h"
+#include "sim/packet/stable_table.h"
 #include "topologies/routing.h"
 
 namespace weft::packet {
@@ -75,8 +76,7 @@ class FlowTable {
   uint32_t add() {
     uint32_t f = 0;
     if (free_.empty()) {
-      flows_.emplace_back();
-      f = static_cast<uint32_t>(flows_.size() - 1);
+      f = flows_.add();
     } else {
       f = free_.back();
       free_.pop_back();
@@ -95,7 +95,7 @@ class FlowTable {
   TransferId next_id() const { return next_id_; }
 
  private:
-  std::deque<Flow> flows_;  // a deque: references stay valid as it grows
+  StableTable<Flow, 6> flows_;  // 64 flows per chunk
   std::vector<uint32_t> free_;
   TransferId next_id_ = 0;
 };

@@ -3,10 +3,10 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "sim/fabric.h"
+#include "sim/packet/stable_table.h"
 #include "topologies/routing.h"
 
 namespace weft::packet {
@@ -36,8 +36,7 @@ class PacketPool {
   uint32_t acquire() {
     uint32_t p = 0;
     if (free_.empty()) {
-      packets_.emplace_back();
-      p = static_cast<uint32_t>(packets_.size() - 1);
+      p = packets_.add();
     } else {
       p = free_.back();
       free_.pop_back();
@@ -55,7 +54,7 @@ class PacketPool {
   uint64_t in_network() const { return in_network_; }  // packets queued or on a wire
 
  private:
-  std::deque<Packet> packets_;  // a deque: references stay valid as it grows
+  StableTable<Packet, 10> packets_;  // 1024 packets (48 KiB) per chunk
   std::vector<uint32_t> free_;
   uint64_t in_network_ = 0;
 };

@@ -21,8 +21,9 @@ Receiver::Receiver(const FabricContext& c, Egress& egress, SenderFeedback& feedb
       stripes_(stripes) {}
 
 void Receiver::deliver(uint32_t p) {
-  if (flows_.current(packets_[p])) {  // else the flow finished and its slot was reused
-    if (packets_[p].kind == Kind::data) {
+  const Packet& pkt = packets_[p];
+  if (flows_.current(pkt)) {  // else the flow finished and its slot was reused
+    if (pkt.kind == Kind::data) {
       receive_data(p);
     } else {
       feedback_.on_control(p);
