@@ -10,20 +10,26 @@
 // driven by NACKs and a retransmission timeout. A PFC cycle where nothing can move is reported as a
 // deadlock (ModelError naming the ports; stats().deadlocked).
 //
-// PacketFabric is a facade owning the parts, each in its own file (all in namespace weft::packet):
-//   packet.h            Packet, PacketPool          packet_queue.h   PacketQueue (one egress FIFO)
-//   egress_port.h       EgressPort (one link's port) egress.h/.cpp   Egress: enqueue, scheduler pick,
-//                       serialiser, wake-ups, arrival at the far end (and the record_links feed)
-//   pfc_state.h/.cpp    PfcState: pauses, headroom  credit_state.h/.cpp  CreditState: credits
-//   shared_buffer.h/.cpp  SharedBuffer: admission, leaving, XOFF thresholds
-//   flow.h              Flow (sender, receiver state), FlowTable
-//   queue_pairs.h/.cpp  QueuePairs                  sender.h/.cpp    Sender: start, pull, pacing
+// PacketFabric is a facade owning the parts, each in its own file (namespace weft::packet):
+//   packet.h                Packet, PacketPool (packets by index)
+//   packet_queue.h          PacketQueue: one egress FIFO
+//   stable_table.h          StableTable: the chunked table behind the packet and flow tables
+//   egress_port.h           EgressPort: one link's port (queues, DWRR state, serialiser, counters)
+//   egress.h/.cpp           Egress: enqueue, scheduler pick, serialiser, wake-ups, arrival at the
+//                           far end; feeds record_links' timeline (Egress::transmit)
+//   pfc_state.h/.cpp        PfcState: XOFF/XON, headroom, pause frames and their refresh
+//   credit_state.h/.cpp     CreditState: credits per link and priority, their return
+//   shared_buffer.h/.cpp    SharedBuffer: admission, leaving, XOFF thresholds
+//   flow.h                  Flow (shared, sender and receiver state), FlowTable
+//   queue_pairs.h/.cpp      QueuePairs: queue pairs and the ports they feed
+//   sender.h/.cpp           Sender: starting flows, pulling packets, pacing
 //   sender_feedback.h/.cpp  SenderFeedback: ACK/NACK/CNP at the sender, retransmission timeout
-//   receiver.h/.cpp     Receiver: in-order tracking, ACK/NACK/CNP, finishing flows
-//   group_stripe.h/.cpp GroupStripes: start_group, in-switch reduction
-//   stall_watchdog.h/.cpp  StallWatchdog: deadlock detection and description
-//   queue_sampler.h/.cpp   QueueSampler          fabric_context.h  FabricContext (what parts share)
-//   congestion.h/.cpp   RED, DCQCN, DCTCP        packet_config.h/.cpp  PacketConfig, profiles
+//   receiver.h/.cpp         Receiver: in-order tracking, ACK/NACK/CNP, finishing flows
+//   group_stripe.h/.cpp     GroupStripes: group transfers, in-switch reduction
+//   stall_watchdog.h/.cpp   StallWatchdog: deadlock detection and its description
+//   queue_sampler.h/.cpp    QueueSampler: queue depths for the Recorder
+//   fabric_context.h        FabricContext: what every part shares
+//   congestion.h/.cpp       RED, DCQCN, DCTCP;  packet_config.h/.cpp: knobs, profiles, validation
 #pragma once
 
 #include <string>
