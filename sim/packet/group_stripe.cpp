@@ -1,33 +1,32 @@
-// Group transfers of the packet fabric (see PacketFabric::start_group): multicast and in-switch
-// reduction (NVLS, SHARP) as packets: sources' shares travel to the switch as ordinary flows; the
-// switch sends packet k on to every destination once it holds packet k from every source.
-#include <fmt/format.h>
+// Group transfers of the packet fabric: striping, the sources' shares and the switch's copies
+// (see group_stripe.h).
+#include "sim/packet/group_stripe.h"
 
 #include "sim/core/errors.h"
 #include "sim/group_paths.h"
-#include "sim/packet/packet_fabric.h"
+#include "sim/packet/receiver.h"
+#include "sim/packet/sender.h"
 
-namespace weft {
+namespace weft::packet {
 
-uint32_t PacketFabric::new_flow() {
-  if (free_flows_.empty()) {
-    flows_.emplace_back();
-    return static_cast<uint32_t>(flows_.size() - 1);
-  }
-  uint32_t f = free_flows_.back();
-  free_flows_.pop_back();
-  flows_[f] = Flow{};
-  return f;
-}
+GroupStripes::GroupStripes(const FabricContext& c, Egress& egress, Sender& sender, Receiver& receiver)
+    : engine_(c.engine),
+      router_(c.router),
+      stats_(c.stats),
+      packets_(c.packets),
+      flows_(c.flows),
+      egress_(egress),
+      sender_(sender),
+      receiver_(receiver) {}
 
-TransferId PacketFabric::start_group(const GroupTransfer& group, OnTransferDone on_done) {
+TransferId GroupStripes::start(const GroupTransfer& group, OnTransferDone on_done) {
   // Inside a node the NVSwitches next to the GPUs; across hosts the SHARP roots (group_switches).
   // There each source's packets ride the router's path to the root, so, unlike the flow model's
   // union, a leaf below the root forwards one copy per source instead of aggregating them.
   std::vector<NodeIndex> switches = group_switches(router_.topology(), group);
   uint32_t g = static_cast<uint32_t>(groups_.size());
   groups_.push_back({static_cast<uint32_t>(switches.size() * group.dsts.size()), std::move(on_done)});
-  TransferId first = next_id_;
+  TransferId first = flows_.next_id();
   uint64_t share = group.bytes.count() / switches.size();
   for (size_t i = 0; i < switches.size(); ++i) {
     Bytes bytes(i + 1 == switches.size() ? group.bytes.count() - share * i : share);
@@ -37,7 +36,7 @@ TransferId PacketFabric::start_group(const GroupTransfer& group, OnTransferDone 
     for (NodeIndex src : group.srcs) {  // each source's share to the switch, in its own queue pair
       Transfer up{src, switches[i], bytes, 0, (1ULL << 63) | (group.entropy << 8) | i, group.tag};
       up.max_rate = group.max_rate / switches.size();
-      up_flow = start_flow(up, [] {});
+      up_flow = sender_.start(up, [] {});
       Flow& flow = flows_[up_flow];
       flow.stripe = static_cast<int32_t>(s);  // set before any of its packets can arrive (a later event)
       if (flow.reliable) throw ModelError("packet fabric: group transfers need lossless links (credits or PFC)");
@@ -48,16 +47,15 @@ TransferId PacketFabric::start_group(const GroupTransfer& group, OnTransferDone 
   return first;
 }
 
-// The switch's flow to one destination: no sender of its own (the switch injects its packets).
-uint32_t PacketFabric::start_down_flow(uint32_t s, NodeIndex dst, const Flow& up, const GroupTransfer& group) {
-  uint32_t f = new_flow();
+// The switch's flow to one destination: packet k down carries what packet k up did.
+uint32_t GroupStripes::start_down_flow(uint32_t s, NodeIndex dst, const Flow& up, const GroupTransfer& group) {
+  uint32_t f = flows_.add();
   Flow& flow = flows_[f];
   flow.transfer = {stripes_[s].via, dst, up.transfer.bytes, 0, group.entropy, group.tag};
-  flow.id = next_id_++;
   flow.path = &router_.route(stripes_[s].via, dst, group.entropy);
   flow.start = engine_.now();
-  flow.sender_done = true;
-  flow.segment = up.segment;  // packet k down carries what packet k up did
+  flow.send.done = true;
+  flow.segment = up.segment;
   flow.packets = up.packets;
   uint32_t g = stripes_[s].group;
   flow.on_done = [this, g] {
@@ -67,18 +65,16 @@ uint32_t PacketFabric::start_down_flow(uint32_t s, NodeIndex dst, const Flow& up
     done();
   };
   ++stats_.transfers_started;
-  if (flow.packets == 0) engine_.schedule_at(engine_.now() + flow.path->latency, [this, f] { finish_receive(f); });
+  if (flow.packets == 0) engine_.schedule_at(engine_.now() + flow.path->latency, [this, f] { receiver_.finish(f); });
   return f;
 }
 
-void PacketFabric::stripe_arrival(uint32_t s, const Packet& up) {
+void GroupStripes::arrival(uint32_t s, const Packet& up) {
   Stripe& stripe = stripes_[s];
   if (++stripe.arrived[up.seq] < stripe.sources) return;
   for (uint32_t f : stripe.down) {  // reduced (or, with one source, as is): one copy per destination
-    uint32_t p = allocate_packet();
-    ++in_network_;
+    uint32_t p = packets_.acquire();
     Packet& pkt = packets_[p];
-    pkt = Packet{};
     pkt.path = flows_[f].path;
     pkt.flow = f;
     pkt.flow_id = flows_[f].id;
@@ -86,8 +82,8 @@ void PacketFabric::stripe_arrival(uint32_t s, const Packet& up) {
     pkt.payload = up.payload;
     pkt.priority = up.priority;
     pkt.kind = Kind::data;
-    enqueue(pkt.path->links[0], p);
+    egress_.enqueue(pkt.path->links[0], p);
   }
 }
 
-}  // namespace weft
+}  // namespace weft::packet

@@ -1,0 +1,86 @@
+// The egress ports of every link and what moves packets between them: enqueue, the scheduler's
+// pick (control priority first, then strict priority or DWRR), the serialiser, wake-ups when a
+// pause or pacing ends, and the packet's arrival at the link's far end (next hop or host). A link is
+// its egress queue plus its propagation delay.
+#pragma once
+
+#include <vector>
+
+#include "sim/core/engine.h"
+#include "sim/core/recorder.h"
+#include "sim/core/rng.h"
+#include "sim/packet/credit_state.h"
+#include "sim/packet/egress_port.h"
+#include "sim/packet/fabric_context.h"
+#include "sim/packet/pfc_state.h"
+#include "sim/packet/shared_buffer.h"
+
+namespace weft::packet {
+
+class Receiver;
+class Sender;
+
+class Egress {
+ public:
+  // One port per link of the topology, filled by set_up(). The peers may be constructed after this
+  // object.
+  Egress(const FabricContext& context, PfcState& pfc, CreditState& credits, SharedBuffer& buffer, Sender& sender,
+         Receiver& receiver);
+
+  // Fills the port of link `l` from the topology; throws ConfigError for a link that cannot carry
+  // packets (rate 0, an RDMA MTU outside 256..4096 B).
+  EgressPort& set_up(LinkId l, Control control);
+
+  EgressPort& port(LinkId link) { return ports_[link]; }
+  const EgressPort& port(LinkId link) const { return ports_[link]; }
+  const std::vector<EgressPort>& ports() const { return ports_; }
+  // When a packet last started on a link (the stall watchdog's measure of progress).
+  Time last_progress() const { return last_progress_; }
+
+  // May the port start a packet of this priority and size now (not paused, credits at the far end)?
+  bool sendable(const EgressPort& port, uint8_t priority, uint32_t wire) const {
+    if (pfc_.paused_until(port.link, priority) > engine_.now()) return false;
+    if (port.control == Control::credit) return credits_.covers(port.link, priority, wire);
+    return true;
+  }
+  void enqueue(LinkId link, uint32_t p);
+  // Starts the next packet on the port if it is idle: a queued one, else one its senders make.
+  void try_send(LinkId link);
+  // try_send at `at`, unless an earlier wake-up is pending.
+  void schedule_wake(LinkId link, Time at);
+
+ private:
+  bool pick_queued(EgressPort& port, uint32_t& packet);
+  bool pick_dwrr(EgressPort& port, uint32_t& packet);
+  bool ready(const EgressPort& port, int priority) const {
+    return (port.nonempty >> priority & 1) &&
+           sendable(port, static_cast<uint8_t>(priority), port.wire_bytes(packets_[port.queue[priority].front()]));
+  }
+  static bool take(EgressPort& port, int priority, uint32_t& packet) {
+    packet = port.queue[priority].pop();
+    if (port.queue[priority].empty()) port.nonempty &= static_cast<uint8_t>(~(1u << priority));
+    return true;
+  }
+  void transmit(LinkId link, uint32_t p);
+  void mark_ecn(EgressPort& port, Packet& pkt);
+  void arrive(uint32_t p);
+  void leave_node(const Packet& pkt, NodeIndex node);
+
+  Engine& engine_;
+  const PacketConfig& config_;
+  const Topology& topology_;
+  Rng& rng_;
+  FabricStats& stats_;
+  PacketPool& packets_;
+  bool check_;
+  PfcState& pfc_;
+  CreditState& credits_;
+  SharedBuffer& buffer_;
+  Sender& sender_;
+  Receiver& receiver_;
+  Recorder& recorder_;             // each packet's wire bytes over its serialisation, for a link timeline
+  std::vector<EgressPort> ports_;  // by LinkId
+  Time last_progress_;
+};
+
+}  // namespace weft::packet
