@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "sim/core/errors.h"
+#include "sim/core/field_table.h"
 #include "sim/core/names.h"
 #include "sim/core/units.h"
 
@@ -196,19 +197,6 @@ constexpr std::array kPresets = {
 
 // --- Field overrides ----------------------------------------------------------------------------
 
-int to_int(std::string_view key, std::string_view text) {
-  int v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    throw ConfigError(fmt::format("{}: '{}' is not a whole number", key, text));
-  }
-  return v;
-}
-
-// Numbers and booleans in the grammar of every other edge (sim/core/units.h).
-double to_double(std::string_view key, std::string_view text) { return parse_real(text, key); }
-bool to_bool(std::string_view key, std::string_view text) { return parse_bool(text, key); }
-
 NodeLayout to_layout(std::string_view key, std::string_view text) {
   if (text == "nvswitch") return NodeLayout::nvswitch;
   if (text == "cube-mesh") return NodeLayout::cube_mesh;
@@ -218,57 +206,67 @@ NodeLayout to_layout(std::string_view key, std::string_view text) {
       fmt::format("{}: '{}' is not a layout (expected nvswitch, cube-mesh, nvl-rack or pcie)", key, text));
 }
 
-struct Field {
-  std::string_view key;
-  void (*set)(ClusterSpec&, std::string_view key, std::string_view value);
-};
+std::string_view layout_name(NodeLayout layout) {
+  switch (layout) {
+    case NodeLayout::nvswitch:
+      return "nvswitch";
+    case NodeLayout::cube_mesh:
+      return "cube-mesh";
+    case NodeLayout::nvl_rack:
+      return "nvl-rack";
+    case NodeLayout::pcie:
+      return "pcie";
+  }
+  return "?";
+}
 
-#define WEFT_INT(path) [](ClusterSpec& s, std::string_view k, std::string_view v) { s.path = to_int(k, v); }
-#define WEFT_DOUBLE(path) [](ClusterSpec& s, std::string_view k, std::string_view v) { s.path = to_double(k, v); }
-#define WEFT_BOOL(path) [](ClusterSpec& s, std::string_view k, std::string_view v) { s.path = to_bool(k, v); }
-#define WEFT_STRING(path) [](ClusterSpec& s, std::string_view, std::string_view v) { s.path = std::string(v); }
+NetworkShape to_shape(std::string_view /*key*/, std::string_view text) { return parse_network_shape(text); }
+NetworkTechnology to_technology(std::string_view /*key*/, std::string_view text) {
+  return parse_network_technology(text);
+}
+std::string_view shape_name(NetworkShape shape) { return to_string(shape); }
+std::string_view technology_name(NetworkTechnology technology) { return to_string(technology); }
 
+using F = Field<ClusterSpec>;
+using C = ClusterSpec;
+using N = NodeSpec;
+using W = NetworkSpec;
+
+// One line per knob: key, unit, what it is (the structs' comments in nodes.h and clusters.h).
 constexpr std::array kFields = {
-    Field{"nodes", WEFT_INT(nodes)},
-    Field{"node.layout",
-          [](ClusterSpec& s, std::string_view k, std::string_view v) { s.node.layout = to_layout(k, v); }},
-    Field{"node.gpu", WEFT_STRING(node.gpu)},
-    Field{"node.gpus", WEFT_INT(node.gpus)},
-    Field{"node.gpus_per_host", WEFT_INT(node.gpus_per_host)},
-    Field{"node.nvlink_generation", WEFT_INT(node.nvlink_generation)},
-    Field{"node.nvlink_links", WEFT_INT(node.nvlink_links)},
-    Field{"node.nvswitch_generation", WEFT_INT(node.nvswitch_generation)},
-    Field{"node.nvswitches", WEFT_INT(node.nvswitches)},
-    Field{"node.nvlink_bridges", WEFT_BOOL(node.nvlink_bridges)},
-    Field{"node.pcie_generation", WEFT_INT(node.pcie_generation)},
-    Field{"node.pcie_lanes", WEFT_INT(node.pcie_lanes)},
-    Field{"node.max_payload", [](ClusterSpec& s, std::string_view k,
-                                 std::string_view v) { s.node.max_payload = static_cast<uint32_t>(to_int(k, v)); }},
-    Field{"node.gpus_per_pcie_switch", WEFT_INT(node.gpus_per_pcie_switch)},
-    Field{"node.cpu_sockets", WEFT_INT(node.cpu_sockets)},
-    Field{"node.p2p", WEFT_BOOL(node.p2p)},
-    Field{"node.nic", WEFT_STRING(node.nic)},
-    Field{"node.nics", WEFT_INT(node.nics)},
-    Field{"node.nic_ports", WEFT_INT(node.nic_ports)},
-    Field{"network.shape",
-          [](ClusterSpec& s, std::string_view, std::string_view v) { s.network.shape = parse_network_shape(v); }},
-    Field{"network.technology", [](ClusterSpec& s, std::string_view,
-                                   std::string_view v) { s.network.technology = parse_network_technology(v); }},
-    Field{"network.port_gbps", WEFT_INT(network.port_gbps)},
-    Field{"network.radix", WEFT_INT(network.radix)},
-    Field{"network.oversubscription", WEFT_DOUBLE(network.oversubscription)},
-    Field{"network.tiers", WEFT_INT(network.tiers)},
-    Field{"network.mtu", [](ClusterSpec& s, std::string_view k,
-                            std::string_view v) { s.network.mtu = static_cast<uint32_t>(to_int(k, v)); }},
-    Field{"network.nic_cable_metres", WEFT_DOUBLE(network.nic_cable_metres)},
-    Field{"network.switch_cable_metres", WEFT_DOUBLE(network.switch_cable_metres)},
-    Field{"network.sharp", WEFT_BOOL(network.sharp)},
+    field<C, &C::nodes>("nodes", "", "nodes of the system (racks for nvl-rack)"),
+    choice<C, to_layout, layout_name, &C::node, &N::layout>("node.layout", "nvswitch | cube-mesh | nvl-rack | pcie"),
+    field<C, &C::node, &N::gpu>("node.gpu", "", "catalogue GPU (h100-sxm, rtx-4090, ...)"),
+    field<C, &C::node, &N::gpus>("node.gpus", "", "GPUs in the node (in the rack for nvl-rack)"),
+    field<C, &C::node, &N::gpus_per_host>("node.gpus_per_host", "", "nvl-rack: GPUs per compute tray"),
+    field<C, &C::node, &N::nvlink_generation>("node.nvlink_generation", "", "NVLink generation (0 = none)"),
+    field<C, &C::node, &N::nvlink_links>("node.nvlink_links", "", "NVLink links per GPU"),
+    field<C, &C::node, &N::nvswitch_generation>("node.nvswitch_generation", "", "NVSwitch generation (0 = none)"),
+    field<C, &C::node, &N::nvswitches>("node.nvswitches", "", "NVSwitch chips per node (per rack for nvl-rack)"),
+    field<C, &C::node, &N::nvlink_bridges>("node.nvlink_bridges", "", "pcie: NVLink bridges GPU 2i <-> 2i+1"),
+    field<C, &C::node, &N::pcie_generation>("node.pcie_generation", "", "PCIe generation (0 = the GPU's)"),
+    field<C, &C::node, &N::pcie_lanes>("node.pcie_lanes", "lanes", "PCIe lanes per GPU"),
+    field<C, &C::node, &N::max_payload>("node.max_payload", "bytes", "PCIe max payload size (MPS)"),
+    field<C, &C::node, &N::gpus_per_pcie_switch>("node.gpus_per_pcie_switch", "",
+                                                 "GPUs per PCIe switch (0 = on the CPU's root complex)"),
+    field<C, &C::node, &N::cpu_sockets>("node.cpu_sockets", "", "CPU sockets (1 or 2)"),
+    field<C, &C::node, &N::p2p>("node.p2p", "", "PCIe peer-to-peer between GPUs (false: staged through the host)"),
+    field<C, &C::node, &N::nic>("node.nic", "", "catalogue NIC (cx7, eth-100g, ...; \"\" for none)"),
+    field<C, &C::node, &N::nics>("node.nics", "", "NICs per node (per host for nvl-rack)"),
+    field<C, &C::node, &N::nic_ports>("node.nic_ports", "", "ports per NIC, each its own network plane"),
+    choice<C, to_shape, shape_name, &C::network, &W::shape>("network.shape",
+                                                            "single-switch | fat-tree | rail-optimized"),
+    choice<C, to_technology, technology_name, &C::network, &W::technology>("network.technology",
+                                                                           "infiniband | roce | ethernet"),
+    field<C, &C::network, &W::port_gbps>("network.port_gbps", "Gb/s", "link rate (0 = the NIC's port rate)"),
+    field<C, &C::network, &W::radix>("network.radix", "ports", "ports per switch"),
+    field<C, &C::network, &W::oversubscription>("network.oversubscription", "", "leaf downlinks per uplink"),
+    field<C, &C::network, &W::tiers>("network.tiers", "", "switch tiers (0 = the fewest that fit)"),
+    field<C, &C::network, &W::mtu>("network.mtu", "bytes", "RDMA MTU"),
+    field<C, &C::network, &W::nic_cable_metres>("network.nic_cable_metres", "m", "cable from NIC to leaf"),
+    field<C, &C::network, &W::switch_cable_metres>("network.switch_cable_metres", "m", "cable between switch tiers"),
+    field<C, &C::network, &W::sharp>("network.sharp", "", "SHARP in-network reduction (InfiniBand HDR and later)"),
 };
-
-#undef WEFT_INT
-#undef WEFT_DOUBLE
-#undef WEFT_BOOL
-#undef WEFT_STRING
 
 constexpr auto kFieldKeys = [] {
   std::array<std::string_view, kFields.size()> keys{};
@@ -296,8 +294,10 @@ ClusterSpec system_spec(std::string_view name) {
 
 std::span<const std::string_view> override_keys() { return kFieldKeys; }
 
+std::span<const Field<ClusterSpec>> system_fields() { return kFields; }
+
 void set_field(ClusterSpec& spec, std::string_view key, std::string_view value) {
-  for (const Field& f : kFields) {
+  for (const Field<ClusterSpec>& f : kFields) {
     if (f.key == key) return f.set(spec, key, value);
   }
   throw ConfigError(

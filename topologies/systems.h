@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "sim/core/field_table.h"
 #include "topologies/clusters.h"
 
 namespace weft {
@@ -26,6 +27,8 @@ ClusterSpec system_spec(std::string_view name);
 // throws ConfigError naming the key and what was expected. override_keys() lists the keys.
 void set_field(ClusterSpec& spec, std::string_view key, std::string_view value);
 std::span<const std::string_view> override_keys();
+// The same fields with their unit, what each is and how to show its value (`weft systems --fields`).
+std::span<const Field<ClusterSpec>> system_fields();
 
 // A catalogue system with `nodes` (0 = the preset's) and every "KEY=VALUE" of `sets` applied, as
 // the command line's --system/--nodes/--set and Python's system=/nodes=/set= give them; a set that

@@ -1,0 +1,93 @@
+// A struct's settable fields by dotted key, one line per knob: what each is (unit, doc), how to set
+// it from text in the one grammar of every edge (sim/core/units.h: parse_real, parse_bool) and how
+// to show it, built from a path of pointers to members. The table drives `--set`, scenario
+// overrides, `weft systems --fields` and the docs table, so a new knob is one line.
+#pragma once
+
+#include <fmt/format.h>
+#include <charconv>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+
+#include "sim/core/errors.h"
+#include "sim/core/units.h"
+
+namespace weft {
+
+template <class S>
+struct Field {
+  std::string_view key;
+  std::string_view unit;  // "" when the value has none
+  std::string_view doc;
+  void (*set)(S& object, std::string_view key, std::string_view text);  // ConfigError naming the key
+  std::string (*show)(const S& object);
+};
+
+namespace field_detail {
+
+// The member at `Path` (outermost first) of `object`.
+template <auto First, auto... Rest, class T>
+constexpr auto& member(T& object) {
+  auto& m = object.*First;
+  if constexpr (sizeof...(Rest) == 0) {
+    return m;
+  } else {
+    return member<Rest...>(m);
+  }
+}
+
+template <class V>
+V parse(std::string_view key, std::string_view text) {
+  if constexpr (std::is_same_v<V, bool>) {
+    return parse_bool(text, key);
+  } else if constexpr (std::is_integral_v<V>) {
+    V v{};
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size()) {
+      throw ConfigError(fmt::format("{}: '{}' is not a whole number", key, text));
+    }
+    return v;
+  } else if constexpr (std::is_floating_point_v<V>) {
+    return parse_real(text, key);
+  } else {
+    return V(text);
+  }
+}
+
+template <class V>
+std::string show(const V& v) {
+  if constexpr (std::is_same_v<V, bool>) {
+    return v ? "true" : "false";
+  } else if constexpr (std::is_arithmetic_v<V>) {
+    return fmt::format("{}", v);
+  } else {
+    return std::string(v);
+  }
+}
+
+}  // namespace field_detail
+
+// A number, a flag or a name at `Path`, e.g. field<ClusterSpec, &ClusterSpec::node, &NodeSpec::gpus>.
+template <class S, auto... Path>
+constexpr Field<S> field(std::string_view key, std::string_view unit, std::string_view doc) {
+  using V = std::remove_cvref_t<decltype(field_detail::member<Path...>(std::declval<S&>()))>;
+  return {key, unit, doc,
+          [](S& s, std::string_view k, std::string_view text) {
+            field_detail::member<Path...>(s) = field_detail::parse<V>(k, text);
+          },
+          [](const S& s) { return field_detail::show(field_detail::member<Path...>(s)); }};
+}
+
+// An enumeration at `Path`, read by `Parse(key, text)` (ConfigError listing the choices) and shown
+// by `Name(value)`.
+template <class S, auto Parse, auto Name, auto... Path>
+constexpr Field<S> choice(std::string_view key, std::string_view doc) {
+  return {key, "", doc,
+          [](S& s, std::string_view k, std::string_view text) { field_detail::member<Path...>(s) = Parse(k, text); },
+          [](const S& s) { return std::string(Name(field_detail::member<Path...>(s))); }};
+}
+
+}  // namespace weft

@@ -1,0 +1,57 @@
+// The system field table (topologies/systems.cpp): every field's value shows and reads back in the
+// one grammar, bad text fails naming the key, and README.md's table is the table.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "sim/core/errors.h"
+#include "topologies/systems.h"
+
+using namespace weft;
+
+namespace {
+
+std::string escaped(std::string_view text) {
+  std::string out;
+  for (char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("System fields: every value of every preset reads back as it shows", "[unit]") {
+  for (const SystemPreset& p : system_presets()) {
+    const ClusterSpec spec = p.spec();
+    for (const Field<ClusterSpec>& f : system_fields()) {
+      ClusterSpec copy = spec;
+      set_field(copy, f.key, f.show(spec));
+      CHECK(f.show(copy) == f.show(spec));
+    }
+  }
+}
+
+TEST_CASE("System fields: bad text fails naming the key and what was expected", "[unit]") {
+  ClusterSpec spec = system_spec("dgx-h100");
+  CHECK_THROWS_WITH(set_field(spec, "node.pcie_lanes", "x8"), "node.pcie_lanes: 'x8' is not a whole number");
+  CHECK_THROWS_WITH(set_field(spec, "network.mtu", "-1"), "network.mtu: '-1' is not a whole number");
+  CHECK_THROWS_WITH(set_field(spec, "node.p2p", "yes"), Catch::StartsWith("node.p2p: expected true or false"));
+  CHECK_THROWS_WITH(set_field(spec, "node.layout", "ring"), Catch::Contains("nvswitch, cube-mesh, nvl-rack or pcie"));
+  CHECK_THROWS_WITH(set_field(spec, "node.nicks", "4"), Catch::Contains("did you mean 'node.nics'"));
+  set_field(spec, "network.oversubscription", "3/2");
+  CHECK(spec.network.oversubscription == 1.5);
+  set_field(spec, "network.shape", "fat-tree");
+  CHECK(spec.network.shape == NetworkShape::fat_tree);
+}
+
+TEST_CASE("System fields: README.md's table lists every field with its unit and doc", "[unit]") {
+  std::ifstream file(WEFT_SOURCE_DIR "/README.md");
+  REQUIRE(file);
+  std::stringstream readme;
+  readme << file.rdbuf();
+  std::string expected = "| key | unit | what it is |\n|---|---|---|\n";
+  for (const Field<ClusterSpec>& f : system_fields()) {
+    expected += "| `" + std::string(f.key) + "` | " + std::string(f.unit) + " | " + escaped(f.doc) + " |\n";
+  }
+  CHECK(readme.str().find(expected) != std::string::npos);
+}
