@@ -10,6 +10,7 @@
 #include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"
 #include "sim/fabric_registry.h"
+#include "sim/packet/packet_fields.h"
 #include "topologies/builders.h"
 #include "topologies/systems.h"
 
@@ -87,107 +88,28 @@ CollectiveSpec read_collective(const YamlMap& m, uint32_t ranks) {
   return c;
 }
 
-// Field setters for the packet configuration: a key that is present replaces the profile's value.
-void set(const YamlMap& m, const std::string& key, bool& field) {
-  if (m.has(key)) field = m.boolean(key);
-}
-void set(const YamlMap& m, const std::string& key, double& field) {
-  if (m.has(key)) field = m.real(key);
-}
-void set(const YamlMap& m, const std::string& key, Bytes& field) {
-  if (m.has(key)) field = m.bytes(key);
-}
-void set(const YamlMap& m, const std::string& key, Time& field) {
-  if (m.has(key)) field = m.time(key);
-}
-void set(const YamlMap& m, const std::string& key, Bandwidth& field) {
-  if (m.has(key)) field = m.bandwidth(key);
-}
-template <typename T>
-requires(std::is_integral_v<T> && !std::is_same_v<T, bool>) void set(const YamlMap& m, const std::string& key,
-                                                                     T& field) {
-  if (!m.has(key)) return;
-  uint64_t v = m.unsigned_integer(key);
-  auto most = static_cast<uint64_t>(std::numeric_limits<T>::max());
-  if (v > most) throw m.error(key, fmt::format("expected at most {}, got {}", most, v));
-  field = static_cast<T>(v);
-}
-
-// Reads the sub-map `key` (when present) with `read`, then rejects its unknown keys.
-template <typename Read>
-void section(const YamlMap& m, const std::string& key, Read read) {
-  if (!m.has(key)) return;
-  YamlMap sub = m.map(key);
-  read(sub);
-  sub.reject_unknown_keys();
-}
-
-// `key: a` for one of the names in `names`, in the enum's order.
-template <typename Enum, size_t N>
-void set_enum(const YamlMap& m, const std::string& key, Enum& field, const std::array<std::string_view, N>& names) {
-  if (!m.has(key)) return;
-  std::string s = m.string(key);
-  for (size_t i = 0; i < N; ++i) {
-    if (s == names[i]) {
-      field = static_cast<Enum>(i);
-      return;
-    }
+// The keys of `m` that name packet fields under `prefix` ("ecn." for a section, "" for the top
+// level): a key that is present replaces the profile's value.
+void read_packet_fields(const YamlMap& m, std::string_view prefix, packet::PacketConfig& c) {
+  for (const Field<packet::PacketConfig>& f : packet::packet_fields()) {
+    if (!f.key.starts_with(prefix)) continue;
+    const std::string key(f.key.substr(prefix.size()));
+    if (key.find('.') != std::string::npos || !m.has(key)) continue;  // another section's, or absent
+    const std::string text = m.string(key);
+    at(m.location(key), [&] { f.set(c, key, text); });
   }
-  throw m.error(key, fmt::format("unknown value '{}' (expected {})", s, fmt::join(names, " or ")));
 }
 
-void read_dcqcn(const YamlMap& m, packet::DcqcnConfig& c) {
-  set(m, "enabled", c.enabled);
-  set(m, "g", c.g);
-  set(m, "alpha_update_period", c.alpha_update_period);
-  set(m, "rate_increase_timer", c.rate_increase_timer);
-  set(m, "byte_counter", c.byte_counter);
-  set(m, "fast_recovery_steps", c.fast_recovery_steps);
-  set(m, "rate_ai", c.rate_ai);
-  set(m, "rate_hai", c.rate_hai);
-  set(m, "min_rate", c.min_rate);
-  set(m, "initial_alpha", c.initial_alpha);
-  set(m, "cnp_interval", c.cnp_interval);
-  set(m, "rate_decrease_interval", c.rate_decrease_interval);
-}
-
-void read_pfc(const YamlMap& m, packet::PfcConfig& c) {
-  set(m, "enabled", c.enabled);
-  set(m, "dynamic", c.dynamic);
-  set(m, "alpha", c.alpha);
-  set(m, "xoff", c.xoff);
-  set(m, "xon_offset", c.xon_offset);
-  set(m, "headroom", c.headroom);
-  set(m, "quanta", c.quanta);
-}
-
+// Each section (`ecn:`, `pfc:`, ...) when present, its unknown keys rejected; then the top level.
 void read_packet_sections(const YamlMap& m, packet::PacketConfig& c) {
-  section(m, "ecn", [&](const YamlMap& s) {
-    set(s, "enabled", c.ecn.enabled);
-    set(s, "kmin_at_25g", c.ecn.kmin_at_25g);
-    set(s, "kmax_at_25g", c.ecn.kmax_at_25g);
-    set(s, "pmax", c.ecn.pmax);
-  });
-  section(m, "pfc", [&](const YamlMap& s) { read_pfc(s, c.pfc); });
-  section(m, "dcqcn", [&](const YamlMap& s) { read_dcqcn(s, c.dcqcn); });
-  section(m, "credits", [&](const YamlMap& s) {
-    set(s, "buffer_per_vl", c.credits.buffer_per_vl);
-    set(s, "block_bytes", c.credits.block_bytes);
-  });
-  section(m, "lossy", [&](const YamlMap& s) {
-    set_enum(s, "mode", c.lossy.mode, std::array<std::string_view, 2>{"go-back-n", "selective"});
-    set(s, "rto", c.lossy.rto);
-    set(s, "ack_every", c.lossy.ack_every);
-  });
-  section(m, "dctcp", [&](const YamlMap& s) {
-    set(s, "g", c.dctcp.g);
-    set(s, "initial_window", c.dctcp.initial_window);
-    set(s, "k_at_10g", c.dctcp.k_at_10g);
-  });
-  section(m, "switch", [&](const YamlMap& s) {
-    set(s, "buffer", c.switches.buffer);
-    set_enum(s, "scheduler", c.switches.scheduler, std::array<std::string_view, 2>{"strict", "dwrr"});
-  });
+  for (std::string_view section : packet::packet_sections()) {
+    const std::string name(section);
+    if (!m.has(name)) continue;
+    YamlMap sub = m.map(name);
+    read_packet_fields(sub, name + ".", c);
+    sub.reject_unknown_keys();
+  }
+  read_packet_fields(m, "", c);
 }
 
 // `fabric: flow`, or `fabric: {model: packet, profile: roce, ecn: {...}, ...}`; the map form
@@ -310,10 +232,6 @@ packet::PacketConfig read_packet_config(const YamlMap& m) {
   std::string profile = m.string_or("profile", std::string(packet::default_packet_profile()));
   packet::PacketConfig c = at(m.location("profile"), [&] { return packet::packet_profile(profile); });
   read_packet_sections(m, c);
-  set_enum(m, "transport", c.transport, std::array<std::string_view, 2>{"rdma", "dctcp"});
-  set(m, "control_priority", c.control_priority);
-  set(m, "deadlock_timeout", c.deadlock_timeout);
-  set(m, "queue_sample_interval", c.queue_sample_interval);
   m.reject_unknown_keys();
   at(m.location(), [&] { packet::validate(c); });
   return c;

@@ -5,7 +5,10 @@
 #pragma once
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <charconv>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -44,14 +47,29 @@ V parse(std::string_view key, std::string_view text) {
   if constexpr (std::is_same_v<V, bool>) {
     return parse_bool(text, key);
   } else if constexpr (std::is_integral_v<V>) {
-    V v{};
+    using Wide = std::conditional_t<std::is_signed_v<V>, int64_t, uint64_t>;
+    Wide v{};
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || end != text.data() + text.size()) {
-      throw ConfigError(fmt::format("{}: '{}' is not a whole number", key, text));
+      throw ConfigError(fmt::format("{}: expected a whole number, got '{}'", key, text));
     }
-    return v;
+    if (v > static_cast<Wide>(std::numeric_limits<V>::max())) {
+      throw ConfigError(fmt::format("{}: expected at most {}, got {}", key, std::numeric_limits<V>::max(), v));
+    }
+    if constexpr (std::is_signed_v<V>) {
+      if (v < static_cast<Wide>(std::numeric_limits<V>::min())) {
+        throw ConfigError(fmt::format("{}: expected at least {}, got {}", key, std::numeric_limits<V>::min(), v));
+      }
+    }
+    return static_cast<V>(v);
   } else if constexpr (std::is_floating_point_v<V>) {
     return parse_real(text, key);
+  } else if constexpr (std::is_same_v<V, Bytes>) {
+    return parse_bytes(text, key);
+  } else if constexpr (std::is_same_v<V, Time>) {
+    return parse_time(text, key);
+  } else if constexpr (std::is_same_v<V, Bandwidth>) {
+    return parse_bandwidth(text, key);
   } else {
     return V(text);
   }
@@ -62,7 +80,13 @@ std::string show(const V& v) {
   if constexpr (std::is_same_v<V, bool>) {
     return v ? "true" : "false";
   } else if constexpr (std::is_arithmetic_v<V>) {
-    return fmt::format("{}", v);
+    return fmt::format("{}", +v);  // + shows a uint8_t as a number
+  } else if constexpr (std::is_same_v<V, Bytes>) {
+    return fmt::format("{}", v.count());
+  } else if constexpr (std::is_same_v<V, Time>) {
+    return fmt::format("{}ps", v.ps());
+  } else if constexpr (std::is_same_v<V, Bandwidth>) {
+    return fmt::format("{}bps", v.bps());
   } else {
     return std::string(v);
   }
@@ -88,6 +112,24 @@ constexpr Field<S> choice(std::string_view key, std::string_view doc) {
   return {key, "", doc,
           [](S& s, std::string_view k, std::string_view text) { field_detail::member<Path...>(s) = Parse(k, text); },
           [](const S& s) { return std::string(Name(field_detail::member<Path...>(s))); }};
+}
+
+// An enumeration whose values are named by `*Names`, in the enum's order, e.g.
+// named<PacketConfig, &kSchedulers, &PacketConfig::switches, &SwitchConfig::scheduler>.
+template <class S, const auto* Names, auto... Path>
+constexpr Field<S> named(std::string_view key, std::string_view doc) {
+  using E = std::remove_cvref_t<decltype(field_detail::member<Path...>(std::declval<S&>()))>;
+  return {key, "", doc,
+          [](S& s, std::string_view k, std::string_view text) {
+            for (size_t i = 0; i < Names->size(); ++i) {
+              if ((*Names)[i] == text) {
+                field_detail::member<Path...>(s) = static_cast<E>(i);
+                return;
+              }
+            }
+            throw ConfigError(fmt::format("{}: unknown value '{}' (expected {})", k, text, fmt::join(*Names, " or ")));
+          },
+          [](const S& s) { return std::string((*Names)[static_cast<size_t>(field_detail::member<Path...>(s))]); }};
 }
 
 }  // namespace weft

@@ -203,7 +203,7 @@ TEST_CASE("bad cluster specs are ConfigErrors that say what is wrong", "[cluster
   CHECK_THROWS_WITH(system_spec("dgx-h10"), Catch::Contains("did you mean 'dgx-h100'"));
   ClusterSpec s2 = system_spec("dgx-h100");
   CHECK_THROWS_WITH(set_field(s2, "node.pcie_lane", "8"), Catch::Contains("node.pcie_lanes"));
-  CHECK_THROWS_WITH(set_field(s2, "nodes", "four"), Catch::Contains("not a whole number"));
+  CHECK_THROWS_WITH(set_field(s2, "nodes", "four"), Catch::Contains("expected a whole number"));
   CHECK_THROWS_WITH(set_field(s2, "network.shape", "torus"), Catch::Contains("rail-optimized"));
   // One grammar with the YAML reader (sim/core/units.h): true/false, reals with fractions.
   CHECK_THROWS_WITH(set_field(s2, "node.p2p", "yes"), Catch::Equals("node.p2p: expected true or false, got 'yes'"));

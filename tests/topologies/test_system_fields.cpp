@@ -33,8 +33,8 @@ TEST_CASE("System fields: every value of every preset reads back as it shows", "
 
 TEST_CASE("System fields: bad text fails naming the key and what was expected", "[unit]") {
   ClusterSpec spec = system_spec("dgx-h100");
-  CHECK_THROWS_WITH(set_field(spec, "node.pcie_lanes", "x8"), "node.pcie_lanes: 'x8' is not a whole number");
-  CHECK_THROWS_WITH(set_field(spec, "network.mtu", "-1"), "network.mtu: '-1' is not a whole number");
+  CHECK_THROWS_WITH(set_field(spec, "node.pcie_lanes", "x8"), "node.pcie_lanes: expected a whole number, got 'x8'");
+  CHECK_THROWS_WITH(set_field(spec, "network.mtu", "-1"), "network.mtu: expected a whole number, got '-1'");
   CHECK_THROWS_WITH(set_field(spec, "node.p2p", "yes"), Catch::StartsWith("node.p2p: expected true or false"));
   CHECK_THROWS_WITH(set_field(spec, "node.layout", "ring"), Catch::Contains("nvswitch, cube-mesh, nvl-rack or pcie"));
   CHECK_THROWS_WITH(set_field(spec, "node.nicks", "4"), Catch::Contains("did you mean 'node.nics'"));
