@@ -136,7 +136,7 @@ constexpr uint32_t kTracedLinks = 16;
 ScenarioResult simulate(const Scenario& scenario, bool show_progress, bool traces) {
   Progress progress(show_progress);
   // Only a training replay polls often enough for Ctrl-C to wait for it.
-  PolledScope polled(scenario.training.has_value());
+  PolledScope polled(scenario.training() != nullptr);
   return run_scenario(
       scenario, [&progress](const RunProgress& p) { return progress.poll(p); },
       RunRecording{.busiest_links = traces ? kTracedLinks : 0});

@@ -85,11 +85,11 @@ const Scenario& pick(const Scenario& s, const std::string& name) {
 void export_trace(const ExportArgs& a) {
   const Scenario all = load_scenario_file(a.scenario, a.sets);
   const Scenario& s = pick(all, a.variant);
-  if (!s.training) {
+  if (!s.training()) {
     throw ConfigError(
         fmt::format("{}: only a training step (workload: model: or trace:) exports as Chakra ETs", a.scenario));
   }
-  const TrainingWorkload& t = *s.training;
+  const TrainingWorkload& t = *s.training();
   const Workload w = t.trace ? load_trace_workload(*t.trace, t.gpu, s.system.ranks)
                              : generate_training(t.spec, catalogue::gpu(t.gpu), t.profile);
   std::filesystem::create_directories(a.out);

@@ -18,10 +18,10 @@ namespace {
 // The same checks run_scenario and replay make before simulating.
 void check_runnable(const Scenario& s) {
   build_system(s.system);
-  if (!s.training && !s.traffic) {
-    require_simulations(s.fabric, s.collectives.size(), "collectives", "keep one collective in the scenario");
+  if (!s.training() && !s.traffic()) {
+    require_simulations(s.fabric, s.collectives().size(), "collectives", "keep one collective in the scenario");
   }
-  if (s.training && s.training->timing == CollectiveTiming::isolated) {
+  if (s.training() && s.training()->timing == CollectiveTiming::isolated) {
     require_simulations(s.fabric, 2, "fabrics", "use collective timing 'shared' with this fabric");
   }
 }

@@ -192,8 +192,8 @@ Lowered lower_collectives(const Scenario& sc) {
   s.programs.resize(ranks);
   SimulationOptions sim{sc.simulation()};
   Time now;
-  for (size_t i = 0; i < sc.collectives.size(); ++i) {
-    const CollectiveSpec& c = sc.collectives[i];
+  for (size_t i = 0; i < sc.collectives().size(); ++i) {
+    const CollectiveSpec& c = sc.collectives()[i];
     LoweredOp o;
     o.id = static_cast<uint32_t>(i);
     o.kind = LoweredKind::collective;
@@ -234,8 +234,8 @@ Lowered lower_collectives(const Scenario& sc) {
 Lowered lower_scenario(const Scenario& all, const std::string& variant) {
   const Scenario& sc = pick_variant(all, variant);
   Lowered out;
-  if (sc.training) {
-    const TrainingWorkload& t = *sc.training;
+  if (sc.training()) {
+    const TrainingWorkload& t = *sc.training();
     const Workload w = t.trace ? load_trace_workload(*t.trace, t.gpu, sc.system.ranks)
                                : generate_training(t.spec, catalogue::gpu(t.gpu), t.profile);
     const Topology topology = build_system(sc.system);
@@ -243,7 +243,7 @@ Lowered lower_scenario(const Scenario& all, const std::string& variant) {
     options.simulation() = sc.simulation();
     options.collectives = t.timing;
     out = lower_workload(w, topology, sc.system.cluster, t.gpu, t.profile, options);
-  } else if (!sc.collectives.empty()) {
+  } else if (!sc.collectives().empty()) {
     out = lower_collectives(sc);
   } else {
     throw ConfigError(

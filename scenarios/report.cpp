@@ -124,7 +124,7 @@ std::string traffic_json(const ScenarioResult& result) {
          {"fabric", s.fabric},
          {"system", system_label(s.system)},
          {"ranks", s.system.ranks},
-         {"traffic", to_string(s.traffic->kind)},
+         {"traffic", to_string(s.traffic()->kind)},
          {"summary", summary_json(t.summary)},
          {"counters", counters_json(t.fabric)},
          {"links", links_json(t.links)},
@@ -157,7 +157,7 @@ std::string traffic_table(const ScenarioResult& result) {
   std::string out = fmt::format("# {} ({}): {} x{}, {} fabric, seed {}\n", s.name, s.source, system_label(s.system),
                                 s.system.ranks, s.fabric, s.seed);
   out += fmt::format("# traffic: {}, {} flows, {} bytes; flow completion time (fct) in us, slowdown = fct / ideal\n",
-                     to_string(s.traffic->kind), m.flows, m.bytes.count());
+                     to_string(s.traffic()->kind), m.flows, m.bytes.count());
   out += fmt::format(kFctHead, "flows", "fct_min", "fct_median", "fct_p99", "fct_max", "slowdown_mean", "slowdown_p99",
                      "makespan(us)", "goodput(Gb/s)");
   out += fmt::format("{:>8} {:>12.3f} {:>12.3f} {:>12.3f} {:>12.3f} {:>13.3f} {:>12.3f} {:>13.3f} {:>13.3f}\n", m.flows,

@@ -72,15 +72,15 @@ std::string cost_line(const ScenarioResult& r) {
 
 std::string one_table(const std::string& name, const ScenarioResult& r) {
   const Scenario& s = r.scenario;
-  const TrainingSpec& t = s.training->spec;
+  const TrainingSpec& t = s.training()->spec;
   const TrainingOutcome& o = *r.training;
   const StepBreakdown& b = o.step;
   std::string out = fmt::format("## {}: {} on {} x{} GPUs ({}), {} fabric\n", name, t.model.name, s.system.preset,
-                                s.system.ranks, s.training->gpu, s.fabric);
-  if (s.training->trace) {
-    out +=
-        fmt::format("   replayed from the trace: {} ranks, compute as recorded{}\n", o.workload->ranks(),
-                    s.training->trace->recorded_on.empty() ? "" : ", re-costed from " + s.training->trace->recorded_on);
+                                s.system.ranks, s.training()->gpu, s.fabric);
+  if (s.training()->trace) {
+    out += fmt::format(
+        "   replayed from the trace: {} ranks, compute as recorded{}\n", o.workload->ranks(),
+        s.training()->trace->recorded_on.empty() ? "" : ", re-costed from " + s.training()->trace->recorded_on);
   } else {
     out += fmt::format("   plan {}; batch {} x {} tokens, micro-batch {} ({} per rank); {}\n", plan_label(t),
                        t.global_batch, t.seq_len, t.micro_batch, micro_batches(t), precision_name(t.precision));
@@ -167,8 +167,8 @@ Json variant_json(const std::string& name, const ScenarioResult& base, const Sce
          {"system", r.scenario.system.preset},
          {"gpus", r.scenario.system.ranks},
          {"fabric", r.scenario.fabric},
-         {"model", r.scenario.training->spec.model.name},
-         {"plan", plan_of(*r.scenario.training)},
+         {"model", r.scenario.training()->spec.model.name},
+         {"plan", plan_of(*r.scenario.training())},
          {"step_ms", ms(b.step_time)},
          {"speedup", first_step / b.step_time.seconds()},
          {"compute_ms", ms(b.mean.compute)},
@@ -222,7 +222,7 @@ std::string training_csv(const ScenarioResult& result) {
     const StepBreakdown& b = r->training->step;
     out += fmt::format("{},{},{},{},{},{},{:.6f},{:.6f},{:.6f}", csv_field(name_of(result, *r)),
                        r->scenario.system.preset, r->scenario.system.ranks, r->scenario.fabric,
-                       csv_field(r->scenario.training->spec.model.name), csv_field(plan_of(*r->scenario.training)),
+                       csv_field(r->scenario.training()->spec.model.name), csv_field(plan_of(*r->scenario.training())),
                        ms(b.step_time), first / b.step_time.seconds(), ms(b.mean.compute));
     for (CommGroup g : kGroups) out += fmt::format(",{:.6f}", ms(b.mean.exposed[static_cast<size_t>(g)]));
     out += fmt::format(",{:.6f},{:.6f},{:.6f}", ms(b.mean.idle), b.tflops_per_gpu, b.mfu);

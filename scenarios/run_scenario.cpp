@@ -1,5 +1,7 @@
 #include "scenarios/run_scenario.h"
 
+#include <variant>
+
 #include "topologies/builders.h"
 
 namespace weft {
@@ -11,15 +13,19 @@ void check(const RunPoll& poll, RunProgress progress) {
   if (poll && !poll(progress)) throw RunStopped("run stopped");
 }
 
-ScenarioResult run_one(const Scenario& scenario, const RunPoll& poll, RunProgress progress,
-                       const RunRecording& recording) {
-  check(poll, progress);
-  Topology topology = build_system(scenario.system);
-  ScenarioResult result{scenario, {}, Time(), std::nullopt, std::nullopt, std::nullopt, {}};
-  if (scenario.training) {
+// Runs the scenario's one workload form into its result; one overload per form.
+struct WorkloadRun {
+  const Scenario& scenario;
+  const Topology& topology;
+  const RunPoll& poll;
+  RunProgress progress;
+  const RunRecording& recording;
+  ScenarioResult& result;
+
+  void operator()(const TrainingWorkload& /*training*/) {
     std::function<bool(Time, uint64_t)> replay_poll;
     if (poll) {
-      replay_poll = [&poll, progress](Time simulated, uint64_t events) mutable {
+      replay_poll = [&poll = poll, progress = progress](Time simulated, uint64_t events) mutable {
         progress.simulated = simulated;
         progress.events = events;
         return poll(progress);
@@ -28,26 +34,36 @@ ScenarioResult run_one(const Scenario& scenario, const RunPoll& poll, RunProgres
     result.training = run_training(scenario, topology, std::move(replay_poll), recording.busiest_links);
     result.total = result.training->step.step_time;
     result.cost = cost_of(scenario, topology, result.total, result.training->tokens);
-    return result;
   }
-  if (scenario.traffic) {
-    std::vector<FlowSpec> flows = make_traffic(*scenario.traffic, scenario.system.ranks, scenario.seed);
+
+  void operator()(const TrafficSpec& traffic) {
+    std::vector<FlowSpec> flows = make_traffic(traffic, scenario.system.ranks, scenario.seed);
     result.traffic = run_traffic(flows, topology, scenario.simulation());
     result.total = result.traffic->summary.makespan;
-    return result;
   }
-  SimulationOptions options{scenario.simulation()};
-  // The fabric is empty between two collectives of one stream, so each can be simulated on its own
-  // and placed after the previous one.
-  require_simulations(scenario.fabric, scenario.collectives.size(), "collectives",
-                      "keep one collective in the scenario");
-  for (const CollectiveSpec& c : scenario.collectives) {
-    progress.simulated = result.total;
-    check(poll, progress);
-    SweepRow row = measure_collective(c.op, c.size, c.ring, topology, options);
-    result.collectives.push_back({c, row, result.total});
-    result.total += row.time;
+
+  void operator()(const CollectivesWorkload& collectives) {
+    SimulationOptions options{scenario.simulation()};
+    // The fabric is empty between two collectives of one stream, so each can be simulated on its own
+    // and placed after the previous one.
+    require_simulations(scenario.fabric, collectives.items.size(), "collectives",
+                        "keep one collective in the scenario");
+    for (const CollectiveSpec& c : collectives.items) {
+      progress.simulated = result.total;
+      check(poll, progress);
+      SweepRow row = measure_collective(c.op, c.size, c.ring, topology, options);
+      result.collectives.push_back({c, row, result.total});
+      result.total += row.time;
+    }
   }
+};
+
+ScenarioResult run_one(const Scenario& scenario, const RunPoll& poll, RunProgress progress,
+                       const RunRecording& recording) {
+  check(poll, progress);
+  Topology topology = build_system(scenario.system);
+  ScenarioResult result{scenario, {}, Time(), std::nullopt, std::nullopt, std::nullopt, {}};
+  std::visit(WorkloadRun{scenario, topology, poll, progress, recording, result}, scenario.workload);
   return result;
 }
 

@@ -10,7 +10,7 @@ namespace weft {
 TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
                              std::function<bool(Time simulated, uint64_t events)> poll, uint32_t busiest_links) {
   const auto wall_start = std::chrono::steady_clock::now();
-  const TrainingWorkload& t = *scenario.training;
+  const TrainingWorkload& t = *scenario.training();
   const catalogue::GpuSpec& gpu = catalogue::gpu(t.gpu);
   TrainingOutcome out;
   auto workload = std::make_shared<Workload>(t.trace ? load_trace_workload(*t.trace, t.gpu, scenario.system.ranks)

@@ -143,16 +143,18 @@ void read_workload(const YamlMap& w, Scenario& s) {
                       "(exactly one of them)");
   }
   if (w.has("model") || w.has("trace")) {
-    s.training = read_training(w, s.system);
+    s.workload = read_training(w, s.system);
   } else if (w.has("traffic")) {
-    s.traffic = read_traffic(w, s.system.ranks);
+    s.workload = read_traffic(w, s.system.ranks);
   } else {
+    CollectivesWorkload collectives;
     for (const YamlMap& item : w.list_of_maps("collectives")) {
-      s.collectives.push_back(read_collective(item, s.system.ranks));
+      collectives.items.push_back(read_collective(item, s.system.ranks));
     }
-    if (s.collectives.empty()) {
+    if (collectives.items.empty()) {
       throw w.error("collectives", "expected at least one");
     }
+    s.workload = std::move(collectives);
   }
   w.reject_unknown_keys();
 }
@@ -235,6 +237,12 @@ packet::PacketConfig read_packet_config(const YamlMap& m) {
   m.reject_unknown_keys();
   at(m.location(), [&] { packet::validate(c); });
   return c;
+}
+
+const std::vector<CollectiveSpec>& Scenario::collectives() const {
+  static const std::vector<CollectiveSpec> kNone;
+  const auto* c = std::get_if<CollectivesWorkload>(&workload);
+  return c ? c->items : kNone;
 }
 
 Topology build_system(const SystemSpec& system) {

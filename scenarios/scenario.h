@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "collectives/collective_op.h"
@@ -43,6 +44,14 @@ struct CollectiveSpec {
   SourceLocation where;  // for messages about this item
 };
 
+// The collectives form of a workload: run one after another, each on an empty fabric.
+struct CollectivesWorkload {
+  std::vector<CollectiveSpec> items;  // at least one
+};
+
+// What a scenario simulates: collectives, a training step or a traffic pattern (exactly one).
+using ScenarioWorkload = std::variant<CollectivesWorkload, TrainingWorkload, TrafficSpec>;
+
 struct Scenario;
 
 // One column of a comparison: the scenario with `set:` applied.
@@ -62,10 +71,11 @@ struct Scenario {
   // The fabric, the seed and the fabric's and router's options, as a Simulation takes them.
   SimulationSetup simulation() const { return {fabric, seed, fabric_options}; }
   SystemSpec system;
-  // The workload: a training step, collectives one after another, or a traffic pattern (exactly one).
-  std::optional<TrainingWorkload> training;
-  std::vector<CollectiveSpec> collectives;
-  std::optional<TrafficSpec> traffic;
+  ScenarioWorkload workload;
+  // The workload's form when it is that form, else null (or, for collectives, an empty list).
+  const TrainingWorkload* training() const { return std::get_if<TrainingWorkload>(&workload); }
+  const TrafficSpec* traffic() const { return std::get_if<TrafficSpec>(&workload); }
+  const std::vector<CollectiveSpec>& collectives() const;
   // `compare:` variants, run after this one (the baseline) and shown side by side.
   std::string baseline = "baseline";  // the baseline's column name (`compare_baseline:`)
   std::vector<ScenarioVariant> compare;

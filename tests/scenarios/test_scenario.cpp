@@ -46,11 +46,11 @@ TEST_CASE("a scenario loads into checked structs", "[scenario]") {
   CHECK(s.system.ranks == 4);
   CHECK(s.system.link.rate == Bandwidth::gbps(100));
   CHECK(s.system.link.latency == Time::ns(500));
-  REQUIRE(s.collectives.size() == 2);
-  CHECK(s.collectives[0].ring.channels == 2);
-  CHECK(s.collectives[1].op == CollectiveOp::broadcast);
-  CHECK(s.collectives[1].ring.root == 3);
-  CHECK(s.collectives[1].size == Bytes(4000));
+  REQUIRE(s.collectives().size() == 2);
+  CHECK(s.collectives()[0].ring.channels == 2);
+  CHECK(s.collectives()[1].op == CollectiveOp::broadcast);
+  CHECK(s.collectives()[1].ring.root == 3);
+  CHECK(s.collectives()[1].size == Bytes(4000));
 }
 
 TEST_CASE("running a scenario places collectives one after another", "[scenario]") {
@@ -64,7 +64,7 @@ TEST_CASE("running a scenario places collectives one after another", "[scenario]
 
 TEST_CASE("the bundled default scenario loads and runs", "[scenario]") {
   Scenario s = default_scenario();
-  REQUIRE(s.training);
+  REQUIRE(s.training());
   CHECK(s.compare.size() >= 5);
   ScenarioResult r = run_scenario(s);
   CHECK(r.total > Time());

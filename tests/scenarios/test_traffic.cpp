@@ -80,12 +80,13 @@ TEST_CASE("incast: N senders are the first N ranks other than the receiver, stag
   }
   // From YAML: a count skips the receiver.
   Scenario s = load_scenario_text(with(kIncast, "  senders: 4\n", "  senders: 3\n  receiver: 1\n"), "t.yaml");
-  REQUIRE(s.traffic);
-  CHECK(s.traffic->senders == std::vector<uint32_t>{0, 2, 3});
-  CHECK(s.traffic->receiver == 1);
-  CHECK(s.collectives.empty());
+  REQUIRE(s.traffic());
+  CHECK(s.traffic()->senders == std::vector<uint32_t>{0, 2, 3});
+  CHECK(s.traffic()->receiver == 1);
+  CHECK(s.collectives().empty());
+  CHECK(s.training() == nullptr);  // one workload form only
   Scenario listed = load_scenario_text(with(kIncast, "senders: 4", "senders: [4, 2]"), "t.yaml");
-  CHECK(listed.traffic->senders == std::vector<uint32_t>{4, 2});
+  CHECK(listed.traffic()->senders == std::vector<uint32_t>{4, 2});
 }
 
 TEST_CASE("permutation: a derangement, reproducible per seed", "[traffic]") {
@@ -131,23 +132,23 @@ TEST_CASE("traffic forms read from YAML", "[traffic]") {
   Scenario p = load_scenario_text(with(kIncast, "  traffic: incast\n  senders: 4\n",
                                        "  traffic: permutation\n  seed: 9\n  priority: 2\n  start: 3us\n"),
                                   "t.yaml");
-  CHECK(p.traffic->kind == TrafficKind::permutation);
-  CHECK(p.traffic->seed == 9u);
-  CHECK(p.traffic->priority == 2);
-  CHECK(p.traffic->start == Time::us(3));
-  CHECK(p.traffic->bytes == Bytes(1'000'000));
+  CHECK(p.traffic()->kind == TrafficKind::permutation);
+  CHECK(p.traffic()->seed == 9u);
+  CHECK(p.traffic()->priority == 2);
+  CHECK(p.traffic()->start == Time::us(3));
+  CHECK(p.traffic()->bytes == Bytes(1'000'000));
   Scenario a = load_scenario_text(with(kIncast, "traffic: incast\n  senders: 4", "traffic: all_to_all"), "t.yaml");
-  CHECK(make_traffic(*a.traffic, a.system.ranks, a.seed).size() == 20);
+  CHECK(make_traffic(*a.traffic(), a.system.ranks, a.seed).size() == 20);
   Scenario f = load_scenario_text(with(kIncast, "incast\n  senders: 4\n  bytes: 1MB\n",
                                        "flows\n  flows:\n    - {src: 1, dst: 2, bytes: 4KB}\n"
                                        "    - {src: 3, dst: 0, bytes: 1MiB, start: 2us, priority: 5}\n"),
                                   "t.yaml");
-  REQUIRE(f.traffic->flows.size() == 2);
-  CHECK(f.traffic->flows[0].bytes == Bytes(4000));
-  CHECK(f.traffic->flows[0].start == Time());
-  CHECK(f.traffic->flows[1].start == Time::us(2));
-  CHECK(f.traffic->flows[1].priority == 5);
-  CHECK(f.traffic->flows[1].bytes == Bytes(1 << 20));
+  REQUIRE(f.traffic()->flows.size() == 2);
+  CHECK(f.traffic()->flows[0].bytes == Bytes(4000));
+  CHECK(f.traffic()->flows[0].start == Time());
+  CHECK(f.traffic()->flows[1].start == Time::us(2));
+  CHECK(f.traffic()->flows[1].priority == 5);
+  CHECK(f.traffic()->flows[1].bytes == Bytes(1 << 20));
 }
 
 TEST_CASE("bad traffic names file, line, column and what was expected", "[traffic]") {

@@ -269,8 +269,8 @@ compare:
   CHECK_FALSE(s.compare[0].scenario->system.cluster.node.nvlink_bridges);
   CHECK(s.compare[1].scenario->system.cluster.node.pcie_lanes == 8);  // not the first variant's 16
   CHECK(s.compare[1].scenario->system.cluster.node.nvlink_bridges);
-  CHECK(s.compare[1].scenario->training->spec.parallel.pp == 2);
-  CHECK(s.compare[1].scenario->training->spec.parallel.dp == 4);  // 16 GPUs / (tp 2 x pp 2)
+  CHECK(s.compare[1].scenario->training()->spec.parallel.pp == 2);
+  CHECK(s.compare[1].scenario->training()->spec.parallel.dp == 4);  // 16 GPUs / (tp 2 x pp 2)
   CHECK_THROWS_WITH(
       load_scenario_text(std::string(yaml) + "  - {name: bad, set: {workload.parallel.tp: 3}}\n", "t.yaml"),
       Catch::Contains("t.yaml:13:45:") && Catch::Contains("tp"));
