@@ -144,7 +144,7 @@ void add_compute(BillOfMaterials& bom, const ClusterSpec& spec, const Census& c,
   } else {
     add(bom, server_key(n),
         fmt::format("{} without GPUs ({} layout)", n.layout == NodeLayout::nvl_rack ? "rack" : "server",
-                    node_spec::layout_name(n.layout)),
+                    to_string(n.layout)),
         nodes, false, BomGroup::compute);
   }
   add(bom, fmt::format("gpu.{}", n.gpu), std::string(node_spec::gpu_of(n).description), bom.gpus, whole,

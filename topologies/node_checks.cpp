@@ -11,7 +11,6 @@ namespace weft {
 namespace {
 
 using node_spec::gpu_of;
-using node_spec::layout_name;
 using node_spec::links_per_switch;
 using node_spec::nic_of;
 using node_spec::resolved;
@@ -34,20 +33,6 @@ const catalogue::GpuSpec& gpu_of(const NodeSpec& s) {
 
 const catalogue::NicSpec& nic_of(const NodeSpec& s) {
   return lookup([&]() -> const catalogue::NicSpec& { return catalogue::nic(s.nic); });
-}
-
-const char* layout_name(NodeLayout layout) {
-  switch (layout) {
-    case NodeLayout::nvswitch:
-      return "nvswitch";
-    case NodeLayout::cube_mesh:
-      return "cube-mesh";
-    case NodeLayout::nvl_rack:
-      return "nvl-rack";
-    case NodeLayout::pcie:
-      return "pcie";
-  }
-  return "?";
 }
 
 // The spec with its "0 = catalogue value" fields taken from the GPU, and no NICs when none is named.
@@ -128,7 +113,7 @@ void check_pcie(const NodeSpec& s, const catalogue::GpuSpec& gpu) {
 void check_nvlink(const NodeSpec& s, const catalogue::GpuSpec& gpu) {
   if (gpu.nvlink_generation == 0) {
     fail(fmt::format("the {} has no NVLink; layout {}{} needs it (use layout pcie without nvlink_bridges)", gpu.name,
-                     layout_name(s.layout), s.nvlink_bridges ? " with nvlink_bridges" : ""));
+                     to_string(s.layout), s.nvlink_bridges ? " with nvlink_bridges" : ""));
   }
   lookup([&]() -> const catalogue::NvlinkGeneration& { return catalogue::nvlink(s.nvlink_generation); });
   if (s.nvlink_links < 1 || s.nvlink_links > gpu.nvlink_links) {
@@ -139,10 +124,10 @@ void check_nvlink(const NodeSpec& s, const catalogue::GpuSpec& gpu) {
 
 // NVSwitch layouts: enough chips of the generation that switches the GPUs' NVLink, enough ports.
 void check_nvswitches(const NodeSpec& s, int gpus_per_domain) {
-  if (s.nvswitches < 1) fail(fmt::format("nvswitches = 0; layout {} needs at least 1", layout_name(s.layout)));
+  if (s.nvswitches < 1) fail(fmt::format("nvswitches = 0; layout {} needs at least 1", to_string(s.layout)));
   if (s.nvswitch_generation == 0) {
     fail(fmt::format("nvswitch_generation = 0; layout {} needs one (NVLink {} is switched by generation {})",
-                     layout_name(s.layout), s.nvlink_generation, nvswitch_for(s.nvlink_generation)));
+                     to_string(s.layout), s.nvlink_generation, nvswitch_for(s.nvlink_generation)));
   }
   const auto& sw =
       lookup([&]() -> const catalogue::NvswitchGeneration& { return catalogue::nvswitch(s.nvswitch_generation); });
@@ -168,10 +153,10 @@ void check_layout(const NodeSpec& s, const catalogue::GpuSpec& gpu) {
     fail(
         fmt::format("nvswitches = {}, nvswitch_generation = {} with layout {}; NVSwitch chips exist only in "
                     "layouts nvswitch and nvl-rack (expected 0)",
-                    s.nvswitches, s.nvswitch_generation, layout_name(s.layout)));
+                    s.nvswitches, s.nvswitch_generation, to_string(s.layout)));
   }
   if (s.nvlink_bridges && s.layout != NodeLayout::pcie) {
-    fail(fmt::format("nvlink_bridges with layout {}; bridges exist only in layout pcie", layout_name(s.layout)));
+    fail(fmt::format("nvlink_bridges with layout {}; bridges exist only in layout pcie", to_string(s.layout)));
   }
   if (s.layout != NodeLayout::pcie || s.nvlink_bridges) check_nvlink(s, gpu);
   switch (s.layout) {

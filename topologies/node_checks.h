@@ -13,7 +13,6 @@ namespace weft::node_spec {
 // Catalogue lookups whose ConfigError says "node: ...".
 const catalogue::GpuSpec& gpu_of(const NodeSpec& s);
 const catalogue::NicSpec& nic_of(const NodeSpec& s);
-const char* layout_name(NodeLayout layout);
 // The spec with its "0 = catalogue value" fields taken from the GPU, and no NICs when none is named.
 NodeSpec resolved(const NodeSpec& spec);
 // How `links` NVLink links of one GPU spread over `switches` chips (counts differ by at most one).

@@ -30,7 +30,6 @@ namespace weft {
 namespace {
 
 using node_spec::gpu_of;
-using node_spec::layout_name;
 using node_spec::links_per_switch;
 using node_spec::nic_of;
 using node_spec::resolved;
@@ -251,6 +250,20 @@ std::string describe(const NodeSpec& s) {
 
 }  // namespace
 
+std::string_view to_string(NodeLayout layout) {
+  switch (layout) {
+    case NodeLayout::nvswitch:
+      return "nvswitch";
+    case NodeLayout::cube_mesh:
+      return "cube-mesh";
+    case NodeLayout::nvl_rack:
+      return "nvl-rack";
+    case NodeLayout::pcie:
+      return "pcie";
+  }
+  return "?";
+}
+
 BuiltNode add_node(Topology& t, const NodeSpec& spec, int first_host, int domain, const std::string& prefix) {
   validate(spec);
   NodeSpec s = resolved(spec);
@@ -282,7 +295,7 @@ BuiltNode add_node(Topology& t, const NodeSpec& spec, int first_host, int domain
 
 Topology build_node(const NodeSpec& spec) {
   Topology t;
-  t.name = fmt::format("{} x{} ({})", spec.gpu, spec.gpus, layout_name(spec.layout));
+  t.name = fmt::format("{} x{} ({})", spec.gpu, spec.gpus, to_string(spec.layout));
   add_node(t, spec, 0, 0, "");
   t.description = describe(resolved(spec));
   t.require_connected();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "topologies/topology.h"
@@ -16,6 +17,9 @@ enum class NodeLayout : uint8_t {
   nvl_rack,   // GB200 NVL72 class: compute trays of `gpus_per_host` GPUs, one NVLink domain per rack
   pcie,       // PCIe box: GPUs on PCIe switches or the root complex, optional NVLink bridges in pairs
 };
+
+// The layout as YAML spells it: nvswitch, cube-mesh, nvl-rack, pcie.
+std::string_view to_string(NodeLayout layout);
 
 struct NodeSpec {
   NodeLayout layout = NodeLayout::nvswitch;

@@ -206,19 +206,7 @@ NodeLayout to_layout(std::string_view key, std::string_view text) {
       fmt::format("{}: '{}' is not a layout (expected nvswitch, cube-mesh, nvl-rack or pcie)", key, text));
 }
 
-std::string_view layout_name(NodeLayout layout) {
-  switch (layout) {
-    case NodeLayout::nvswitch:
-      return "nvswitch";
-    case NodeLayout::cube_mesh:
-      return "cube-mesh";
-    case NodeLayout::nvl_rack:
-      return "nvl-rack";
-    case NodeLayout::pcie:
-      return "pcie";
-  }
-  return "?";
-}
+std::string_view layout_name(NodeLayout layout) { return to_string(layout); }
 
 NetworkShape to_shape(std::string_view /*key*/, std::string_view text) { return parse_network_shape(text); }
 NetworkTechnology to_technology(std::string_view /*key*/, std::string_view text) {
