@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -130,6 +131,19 @@ constexpr Field<S> named(std::string_view key, std::string_view doc) {
             throw ConfigError(fmt::format("{}: unknown value '{}' (expected {})", k, text, fmt::join(*Names, " or ")));
           },
           [](const S& s) { return std::string((*Names)[static_cast<size_t>(field_detail::member<Path...>(s))]); }};
+}
+
+// The fields as README.md's Markdown table (key, unit, doc; a '|' in a doc escaped): the docs are
+// this text, and a test proves the README holds it.
+template <class S>
+std::string markdown_table(std::span<const Field<S>> fields) {
+  std::string out = "| key | unit | what it is |\n|---|---|---|\n";
+  for (const Field<S>& f : fields) {
+    out += fmt::format("| `{}` | {} | ", f.key, f.unit);
+    for (char c : f.doc) out += c == '|' ? std::string("\\|") : std::string(1, c);
+    out += " |\n";
+  }
+  return out;
 }
 
 }  // namespace weft
