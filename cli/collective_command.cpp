@@ -19,29 +19,13 @@
 namespace weft::cli {
 namespace {
 
+// The options bind straight into the request Python sends too; what is left is the command line's.
 struct CollectiveArgs {
-  std::string topology = "single-switch";
-  uint32_t ranks = 8;
-  std::string link_rate = "400Gbps";
-  std::string latency = "1us";
-  std::string op = "all_reduce";
-  std::string min_bytes = "8";
-  std::string max_bytes = "128M";
-  uint64_t factor = 2;
-  std::string fabric = "flow";
-  uint32_t channels = 1;
-  std::string chunk = "0";
-  uint64_t seed = 1;
+  CollectiveRequest request;
+  SystemArgs system;  // --system/--nodes/--set, shared with `weft topo`
   std::string format = "table";
-  bool pxn = false;
-  std::string routing = "ecmp";
-  SystemArgs system;
-  std::string algo;          // NCCL_ALGO
-  std::string proto;         // NCCL_PROTO
-  std::string nccl_version;  // the tuner's constants
+  uint32_t channels = 1;  // -c; with --system only when given (else NCCL's tuner picks)
   bool channels_given = false;
-  bool explain = false;
-  std::string calibration;  // PROFILE.network.yaml from weft calibrate
 };
 
 // --explain: what NCCL's model predicts for every (algorithm, protocol) at the largest size, and why
@@ -93,39 +77,36 @@ std::string bottleneck(const Topology& t, const SweepRow& row, std::string_view 
 }
 
 CollectiveRequest request_of(const CollectiveArgs& a) {
-  CollectiveRequest r;
-  r.op = a.op, r.min_bytes = a.min_bytes, r.max_bytes = a.max_bytes, r.factor = a.factor;
-  r.fabric = a.fabric, r.seed = a.seed, r.pxn = a.pxn, r.routing = a.routing;
+  CollectiveRequest r = a.request;
   r.system = a.system.system, r.nodes = a.system.nodes, r.sets = a.system.sets;
-  r.topology = a.topology, r.ranks = a.ranks, r.link_rate = a.link_rate, r.latency = a.latency;
-  r.channels = a.channels_given ? a.channels : 0, r.chunk = a.chunk;
-  r.algo = a.algo, r.proto = a.proto, r.nccl_version = a.nccl_version;
-  r.link_stats = a.explain, r.calibration = a.calibration;
+  r.channels = a.channels_given ? a.channels : 0;
   return r;
 }
 
 void run(const CollectiveArgs& a) {
   const OutputFormat format = parse_output_format(a.format);
   const bool catalogue = !a.system.system.empty();
-  if (a.explain && !catalogue) throw ConfigError("--explain needs a catalogue system (--system NAME)");
   const CollectiveRequest request = request_of(a);
+  const bool explaining = request.link_stats;  // --explain keeps the largest size's link statistics
+  if (explaining && !catalogue) throw ConfigError("--explain needs a catalogue system (--system NAME)");
   const PreparedCollective prepared = prepare_collective(request);
   const Topology& topology = prepared.topology;
   const SweepSpec spec = prepared.sweep_spec();
-  if (a.explain) fmt::print("{}", explain(spec, topology, *prepared.system));
+  if (explaining) fmt::print("{}", explain(spec, topology, *prepared.system));
   std::vector<SweepRow> rows = run_collective(request, prepared);
   auto ranks = static_cast<uint32_t>(topology.gpus().size());
-  std::string where = catalogue ? fmt::format("{} x{} nodes", a.system.system, prepared.system->nodes) : a.topology;
-  std::string rate = catalogue ? "" : a.link_rate;
-  std::string latency = catalogue ? "" : a.latency;
+  std::string where =
+      catalogue ? fmt::format("{} x{} nodes", request.system, prepared.system->nodes) : request.topology;
+  std::string rate = catalogue ? "" : request.link_rate;
+  std::string latency = catalogue ? "" : request.latency;
   uint32_t channels = catalogue && !a.channels_given ? 0 : a.channels;
-  SweepHeader header{std::string(to_string(spec.op)), where, ranks, a.fabric, rate, latency, channels};
+  SweepHeader header{std::string(to_string(spec.op)), where, ranks, request.fabric, rate, latency, channels};
   fmt::print("{}", format_sweep(header, rows, format));
-  if (a.explain && !rows.empty()) fmt::print("{}", bottleneck(topology, rows.back(), a.fabric));
-  if (!a.calibration.empty() && format == OutputFormat::table) {
+  if (explaining && !rows.empty()) fmt::print("{}", bottleneck(topology, rows.back(), request.fabric));
+  if (!request.calibration.empty() && format == OutputFormat::table) {
     const auto fitted =
         std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return r.note.ends_with("calibrated"); });
-    fmt::print("# {} of {} sizes timed by the measured fits of {}\n", fitted, rows.size(), a.calibration);
+    fmt::print("# {} of {} sizes timed by the measured fits of {}\n", fitted, rows.size(), request.calibration);
   }
 }
 
@@ -133,48 +114,47 @@ void run(const CollectiveArgs& a) {
 
 Action add_collective_command(CLI::App& app) {
   auto args = std::make_shared<CollectiveArgs>();
+  CollectiveRequest& r = args->request;
   CLI::App* cmd = app.add_subcommand("collective", "Sweep one collective over sizes, reported like nccl-tests");
-  cmd->add_option("--topology", args->topology, "single-switch | ring")
+  cmd->add_option("--topology", r.topology, "single-switch | ring")
       ->capture_default_str()
       ->check(CLI::IsMember({"single-switch", "ring"}));
-  cmd->add_option("--ranks", args->ranks, "Number of GPUs (ranks)")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1u << 20));
-  cmd->add_option("--link-rate", args->link_rate, "Rate of each link, per direction (400Gbps, 50GB/s, ...)")
+  cmd->add_option("--ranks", r.ranks, "Number of GPUs (ranks)")->capture_default_str()->check(CLI::Range(1u, 1u << 20));
+  cmd->add_option("--link-rate", r.link_rate, "Rate of each link, per direction (400Gbps, 50GB/s, ...)")
       ->capture_default_str();
-  cmd->add_option("--latency", args->latency, "Latency of each link/hop (1us, 250ns, ...)")->capture_default_str();
-  cmd->add_option("--op", args->op,
+  cmd->add_option("--latency", r.latency, "Latency of each link/hop (1us, 250ns, ...)")->capture_default_str();
+  cmd->add_option("--op", r.op,
                   "all_reduce | all_gather | reduce_scatter | broadcast | reduce | all_to_all | send_recv")
       ->capture_default_str();
-  cmd->add_option("--min-bytes,-b", args->min_bytes, "Smallest size (nccl-tests -b; 8, 4KB, 1M, 1G)")
+  cmd->add_option("--min-bytes,-b", r.min_bytes, "Smallest size (nccl-tests -b; 8, 4KB, 1M, 1G)")
       ->capture_default_str();
-  cmd->add_option("--max-bytes,-e", args->max_bytes, "Largest size (nccl-tests -e)")->capture_default_str();
-  cmd->add_option("--factor,-f", args->factor, "Multiply the size by this between rows (nccl-tests -f)")
+  cmd->add_option("--max-bytes,-e", r.max_bytes, "Largest size (nccl-tests -e)")->capture_default_str();
+  cmd->add_option("--factor,-f", r.factor, "Multiply the size by this between rows (nccl-tests -f)")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{2}, uint64_t{1} << 20));
-  cmd->add_option("--fabric", args->fabric, "Network model: " + fabric_names())->capture_default_str();
+  cmd->add_option("--fabric", r.fabric, "Network model: " + fabric_names())->capture_default_str();
   add_system_options(cmd, args->system);
-  cmd->add_option("--routing", args->routing, "ecmp | spray | adaptive (per packet: needs --fabric packet)")
+  cmd->add_option("--routing", r.routing, "ecmp | spray | adaptive (per packet: needs --fabric packet)")
       ->capture_default_str();
-  cmd->add_flag("--pxn", args->pxn,
+  cmd->add_flag("--pxn", r.pxn,
                 "Inter-node sends go over NVLink to the GPU on the destination's rail first (NCCL PXN)");
   cmd->add_option("--channels,-c", args->channels,
                   "Channels (rings) in parallel, each with 1/C of the buffer; with --system, NCCL_MIN/MAX_NCHANNELS")
       ->capture_default_str()
       ->check(CLI::Range(1u, 64u))
       ->each([args](const std::string&) { args->channels_given = true; });
-  cmd->add_option("--algo", args->algo, "With --system: NCCL_ALGO (Ring, Tree, NVLS, NVLSTree, CollNetDirect, ...)");
-  cmd->add_option("--proto", args->proto, "With --system: NCCL_PROTO (LL, LL128, Simple)");
-  cmd->add_option("--nccl-version", args->nccl_version, "With --system: the NCCL version of the tuner's constants");
-  cmd->add_flag("--explain", args->explain,
+  cmd->add_option("--algo", r.algo, "With --system: NCCL_ALGO (Ring, Tree, NVLS, NVLSTree, CollNetDirect, ...)");
+  cmd->add_option("--proto", r.proto, "With --system: NCCL_PROTO (LL, LL128, Simple)");
+  cmd->add_option("--nccl-version", r.nccl_version, "With --system: the NCCL version of the tuner's constants");
+  cmd->add_flag("--explain", r.link_stats,
                 "With --system: every algorithm/protocol's predicted time, the choice and the busiest link");
-  cmd->add_option("--calibration", args->calibration,
+  cmd->add_option("--calibration", r.calibration,
                   "PROFILE.network.yaml from weft calibrate: sizes whose series was measured take the fitted time");
   cmd->add_option(
-         "--chunk", args->chunk,
+         "--chunk", r.chunk,
          "Bytes a rank sends per ring step (without --system); 0 = NCCL Simple default (2 MiB, 512 KiB for broadcast)")
       ->capture_default_str();
-  cmd->add_option("--seed", args->seed, "Seed for every random choice (ECMP hashing)")->capture_default_str();
+  cmd->add_option("--seed", r.seed, "Seed for every random choice (ECMP hashing)")->capture_default_str();
   cmd->add_option("--format", args->format, "table | csv | json")
       ->capture_default_str()
       ->check(CLI::IsMember({"table", "csv", "json"}));
