@@ -37,12 +37,7 @@ TransferId AnalyticFabric::start(const Transfer& transfer, OnTransferDone on_don
 void AnalyticFabric::finish(const std::vector<uint64_t>& slots) {
   for (uint64_t s : slots) {
     Pending& p = pending_[s];
-    ++stats_.transfers_done;
-    stats_.bytes_delivered += p.transfer.bytes;
-    if (recorder_.wants(Hook::transfers)) {
-      const Transfer& t = p.transfer;
-      recorder_.on_transfer_done({p.id, t.src, t.dst, t.bytes, p.start, engine_.now(), t.tag});
-    }
+    count_delivered(stats_, recorder_, p.id, p.transfer, p.start, engine_.now());
     OnTransferDone done = std::move(p.on_done);
     free_slots_.push_back(static_cast<uint32_t>(s));
     done();

@@ -81,6 +81,15 @@ struct LinkStats {
   Bytes max_queue;         // deepest egress queue (one priority)
 };
 
+// What every fabric does when a transfer's last byte has arrived (engine time `now`): count it, as
+// many times as it has copies, and tell the Recorder's transfer sinks, if any listen.
+inline void count_delivered(FabricStats& stats, Recorder& recorder, TransferId id, const Transfer& t, Time start,
+                            Time now) {
+  stats.transfers_done += t.copies;
+  stats.bytes_delivered += Bytes(t.bytes.count() * t.copies);
+  if (recorder.wants(Hook::transfers)) recorder.on_transfer_done({id, t.src, t.dst, t.bytes, start, now, t.tag});
+}
+
 class Fabric {
  public:
   virtual ~Fabric() = default;

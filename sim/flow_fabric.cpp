@@ -340,12 +340,7 @@ void FlowFabric::leave(uint32_t f) {
 
 void FlowFabric::arrived(uint32_t f) {
   Flow& flow = flows_[f];
-  stats_.transfers_done += flow.transfer.copies;
-  stats_.bytes_delivered += Bytes(flow.transfer.bytes.count() * flow.transfer.copies);
-  if (recorder_.wants(Hook::transfers)) {
-    const Transfer& t = flow.transfer;
-    recorder_.on_transfer_done({flow.id, t.src, t.dst, t.bytes, flow.start, engine_.now(), t.tag});
-  }
+  count_delivered(stats_, recorder_, flow.id, flow.transfer, flow.start, engine_.now());
   OnTransferDone done = std::move(flow.on_done);
   ++flow.version;  // any item still naming this flow is now stale
   free_flows_.push_back(f);

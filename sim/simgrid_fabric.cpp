@@ -295,12 +295,7 @@ void SimGridFabric::Impl::complete(uint32_t slot) {
 
 void SimGridFabric::Impl::finish(uint32_t slot) {
   Pending& p = pending_[slot];
-  ++stats_.transfers_done;
-  stats_.bytes_delivered += p.transfer.bytes;
-  if (recorder_.wants(Hook::transfers)) {
-    const Transfer& t = p.transfer;
-    recorder_.on_transfer_done({p.id, t.src, t.dst, t.bytes, p.start, engine_.now(), t.tag});
-  }
+  count_delivered(stats_, recorder_, p.id, p.transfer, p.start, engine_.now());
   OnTransferDone done = std::move(p.on_done);
   free_slots_.push_back(slot);
   done();  // may start transfers, which may grow pending_: p is not used after this

@@ -109,12 +109,7 @@ void Receiver::send_control(uint32_t f, Kind kind, uint32_t seq, uint16_t echo) 
 void Receiver::finish(uint32_t f) {
   Flow& flow = flows_[f];
   flow.receive.done = true;
-  ++stats_.transfers_done;
-  stats_.bytes_delivered += flow.transfer.bytes;
-  if (recorder_.wants(Hook::transfers)) {
-    const Transfer& t = flow.transfer;
-    recorder_.on_transfer_done({flow.id, t.src, t.dst, t.bytes, flow.start, engine_.now(), t.tag});
-  }
+  count_delivered(stats_, recorder_, flow.id, flow.transfer, flow.start, engine_.now());
   OnTransferDone done = std::move(flow.on_done);
   flows_.release_if_done(f);
   done();
