@@ -76,10 +76,7 @@ struct Counters {
 
 bool g_called = false;  // ns-3's simulator and node list are process-wide: one scenario per process
 
-}  // namespace
-
-Ns3IncastResult ns3_incast(int senders, uint64_t bytes_per_sender, double rate_bps, double link_delay_s) {
-  using namespace ns3;
+void check_arguments(int senders, uint64_t bytes_per_sender, double rate_bps, double link_delay_s) {
   if (senders < 1) throw std::invalid_argument("ns3_incast: senders must be at least 1");
   if (bytes_per_sender < 1) throw std::invalid_argument("ns3_incast: bytes_per_sender must be at least 1");
   if (!(rate_bps > 0) || !(link_delay_s >= 0)) {
@@ -87,8 +84,11 @@ Ns3IncastResult ns3_incast(int senders, uint64_t bytes_per_sender, double rate_b
   }
   if (g_called) throw std::logic_error("ns3_incast: ns-3's simulator is a singleton; one call per process");
   g_called = true;
+}
 
-  // TCP: every socket (senders' and the sink's) is a TcpDctcp socket, so ECN is negotiated and echoed.
+// TCP: every socket (senders' and the sink's) is a TcpDctcp socket, so ECN is negotiated and echoed.
+void set_dctcp_defaults() {
+  using namespace ns3;
   Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpDctcp"));
   Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(kMss));
   Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(kSocketBuffer));
@@ -96,16 +96,28 @@ Ns3IncastResult ns3_incast(int senders, uint64_t bytes_per_sender, double rate_b
   Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(10));  // segments
   Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(1)));
   Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));  // TcpDctcp turns it on too
+}
 
-  NodeContainer hosts;  // 0 .. senders-1: the senders
-  hosts.Create(static_cast<uint32_t>(senders));
-  Ptr<Node> router = CreateObject<Node>();
-  Ptr<Node> receiver = CreateObject<Node>();
-  InternetStackHelper stack;
-  stack.Install(hosts);
-  stack.Install(router);
-  stack.Install(receiver);
+struct IncastNodes {
+  ns3::NodeContainer hosts;  // 0 .. senders-1: the senders
+  ns3::Ptr<ns3::Node> router;
+  ns3::Ptr<ns3::Node> receiver;
+};
 
+IncastNodes create_nodes(int senders) {
+  IncastNodes nodes;
+  nodes.hosts.Create(static_cast<uint32_t>(senders));
+  nodes.router = ns3::CreateObject<ns3::Node>();
+  nodes.receiver = ns3::CreateObject<ns3::Node>();
+  ns3::InternetStackHelper stack;
+  stack.Install(nodes.hosts);
+  stack.Install(nodes.router);
+  stack.Install(nodes.receiver);
+  return nodes;
+}
+
+ns3::PointToPointHelper point_to_point(double rate_bps, double link_delay_s) {
+  using namespace ns3;
   PointToPointHelper p2p;
   p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(static_cast<uint64_t>(rate_bps))));
   p2p.SetDeviceAttribute("Mtu", UintegerValue(1500));  // bytes of IP packet
@@ -115,20 +127,18 @@ Ns3IncastResult ns3_incast(int senders, uint64_t bytes_per_sender, double rate_b
   // A 1-packet device queue (RED sees the whole backlog) costs 1.28x the events (1.30 M, 27,189 marks);
   // with it and Gentle = false (a hard step at 66), 4 of the 16 flows fell into a DCTCP livelock in
   // ns-3.37: cwnd pinned at 1 MSS, every ACK echoing ECE, one segment per 1 ms RTO, 6.9 simulated seconds.
+  return p2p;
+}
 
-  Counters counters;
-  counters.target_bytes = static_cast<uint64_t>(senders) * bytes_per_sender;
-  auto count_hops = [&counters](const NetDeviceContainer& devices) {
-    for (uint32_t i = 0; i < devices.GetN(); ++i) {
-      devices.Get(i)->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&Counters::on_phy_tx, &counters));
-    }
-  };
+void count_hops(const ns3::NetDeviceContainer& devices, Counters& counters) {
+  for (uint32_t i = 0; i < devices.GetN(); ++i) {
+    devices.Get(i)->TraceConnectWithoutContext("PhyTxEnd", ns3::MakeCallback(&Counters::on_phy_tx, &counters));
+  }
+}
 
-  // The bottleneck first: its RED queue disc must be in place before Ipv4AddressHelper::Assign,
-  // which installs the default queue disc on every device that has none.
-  const NetDeviceContainer bottleneck = p2p.Install(router, receiver);  // 0: router's egress, 1: receiver
-  count_hops(bottleneck);
-  bottleneck.Get(1)->TraceConnectWithoutContext("PhyRxEnd", MakeCallback(&Counters::on_receiver_phy_rx, &counters));
+// The router's egress toward the receiver: RED marking ECN (see the top of this file).
+ns3::QueueDiscContainer install_red(const ns3::Ptr<ns3::NetDevice>& egress, double rate_bps, double link_delay_s) {
+  using namespace ns3;
   TrafficControlHelper red;
   red.SetRootQueueDisc("ns3::RedQueueDisc",                            //
                        "UseEcn", BooleanValue(true),                   // ECT packets are marked, not dropped
@@ -141,23 +151,43 @@ Ns3IncastResult ns3_incast(int senders, uint64_t bytes_per_sender, double rate_b
                        "MeanPktSize", UintegerValue(1500),             // bytes
                        "LinkBandwidth", DataRateValue(DataRate(static_cast<uint64_t>(rate_bps))), "LinkDelay",
                        TimeValue(Seconds(link_delay_s)));
-  const QueueDiscContainer red_queue = red.Install(bottleneck.Get(0));
+  return red.Install(egress);
+}
+
+// The links, their addresses and routes; returns the bottleneck's RED queue disc and sets the
+// receiver's address.
+ns3::QueueDiscContainer build_network(const IncastNodes& nodes, int senders, double rate_bps, double link_delay_s,
+                                      Counters& counters, ns3::Ipv4Address& receiver_address) {
+  using namespace ns3;
+  PointToPointHelper p2p = point_to_point(rate_bps, link_delay_s);
+  // The bottleneck first: its RED queue disc must be in place before Ipv4AddressHelper::Assign,
+  // which installs the default queue disc on every device that has none.
+  const NetDeviceContainer bottleneck = p2p.Install(nodes.router, nodes.receiver);  // 0: router's egress, 1: receiver
+  count_hops(bottleneck, counters);
+  bottleneck.Get(1)->TraceConnectWithoutContext("PhyRxEnd", MakeCallback(&Counters::on_receiver_phy_rx, &counters));
+  QueueDiscContainer red_queue = install_red(bottleneck.Get(0), rate_bps, link_delay_s);
 
   Ipv4AddressHelper addresses;
   addresses.SetBase("10.0.0.0", "255.255.255.252");  // one /30 per link
   const Ipv4InterfaceContainer receiver_interfaces = addresses.Assign(bottleneck);
-  const Ipv4Address receiver_address = receiver_interfaces.GetAddress(1);
+  receiver_address = receiver_interfaces.GetAddress(1);
   addresses.NewNetwork();
   for (int i = 0; i < senders; ++i) {
-    const NetDeviceContainer link = p2p.Install(hosts.Get(static_cast<uint32_t>(i)), router);
-    count_hops(link);
+    const NetDeviceContainer link = p2p.Install(nodes.hosts.Get(static_cast<uint32_t>(i)), nodes.router);
+    count_hops(link, counters);
     addresses.Assign(link);
     addresses.NewNetwork();
   }
   Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+  return red_queue;
+}
 
+// The receiver's sink and one BulkSend of `bytes_per_sender` per sender, all from time 0.
+void start_transfers(const IncastNodes& nodes, ns3::Ipv4Address receiver_address, uint64_t bytes_per_sender,
+                     Counters& counters) {
+  using namespace ns3;
   PacketSinkHelper sink_helper("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), kPort));
-  ApplicationContainer sink = sink_helper.Install(receiver);
+  ApplicationContainer sink = sink_helper.Install(nodes.receiver);
   sink.Start(Seconds(0));
   DynamicCast<PacketSink>(sink.Get(0))
       ->TraceConnectWithoutContext("Rx", MakeCallback(&Counters::on_sink_rx, &counters));
@@ -165,9 +195,13 @@ Ns3IncastResult ns3_incast(int senders, uint64_t bytes_per_sender, double rate_b
   BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(receiver_address, kPort));
   bulk.SetAttribute("MaxBytes", UintegerValue(bytes_per_sender));
   bulk.SetAttribute("SendSize", UintegerValue(kMss));  // bytes per socket write
-  ApplicationContainer sources = bulk.Install(hosts);
+  ApplicationContainer sources = bulk.Install(nodes.hosts);
   sources.Start(Seconds(0));
+}
 
+// Runs the simulation to the last byte (or the safety stop) and reads the counters.
+Ns3IncastResult run_and_measure(const Counters& counters, const ns3::QueueDiscContainer& red_queue) {
+  using namespace ns3;
   Simulator::Stop(Seconds(kSafetyStop));
   const double cpu0 = process_cpu_seconds();
   const auto t0 = std::chrono::steady_clock::now();
@@ -186,7 +220,23 @@ Ns3IncastResult ns3_incast(int senders, uint64_t bytes_per_sender, double rate_b
   const QueueDisc::Stats& stats = red_queue.Get(0)->GetStats();
   result.ecn_marks = stats.nTotalMarkedPackets;
   result.drops = stats.nTotalDroppedPackets;
-  Simulator::Destroy();
+  return result;
+}
+
+}  // namespace
+
+Ns3IncastResult ns3_incast(int senders, uint64_t bytes_per_sender, double rate_bps, double link_delay_s) {
+  check_arguments(senders, bytes_per_sender, rate_bps, link_delay_s);
+  set_dctcp_defaults();
+  const IncastNodes nodes = create_nodes(senders);
+  Counters counters;
+  counters.target_bytes = static_cast<uint64_t>(senders) * bytes_per_sender;
+  ns3::Ipv4Address receiver_address;
+  const ns3::QueueDiscContainer red_queue =
+      build_network(nodes, senders, rate_bps, link_delay_s, counters, receiver_address);
+  start_transfers(nodes, receiver_address, bytes_per_sender, counters);
+  const Ns3IncastResult result = run_and_measure(counters, red_queue);
+  ns3::Simulator::Destroy();
   return result;
 }
 

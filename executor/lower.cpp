@@ -13,6 +13,7 @@
 
 #include "collectives/plan.h"
 #include "collectives/sweep.h"
+#include "executor/schedule_check.h"
 #include "sim/core/errors.h"
 #include "topologies/catalogue/gpus.h"
 #include "workloads/training.h"

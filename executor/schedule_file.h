@@ -98,16 +98,12 @@ LoweredSchedule schedule_from_json(const nlohmann::json& j, const std::string& s
 nlohmann::json to_json(const Predicted& p);
 Predicted predicted_from_json(const nlohmann::json& j, const std::string& source);
 
-// Checks what an executor relies on: deps name earlier ops, comms and peers in range, a collective's
-// rank belongs to its comm, every comm member runs the same sequence of collectives, sends and recvs
-// pair up (src, dst, tag, bytes), known kinds, ops and dtypes. ConfigError with the first problem.
-void check_schedule(const LoweredSchedule& s);
-
 // Reads a JSON file (ConfigError when missing or not JSON).
 nlohmann::json read_json_file(const std::string& path);
 // Writes `text` to path.tmp.PID and renames it over `path`: readers never see half a file.
 void write_file_atomically(const std::string& path, const std::string& text);
 
+// Reads the file and checks it (check_schedule, executor/schedule_check.h); errors name the file.
 LoweredSchedule load_schedule(const std::string& path);
 void save_schedule(const LoweredSchedule& s, const std::string& path);
 

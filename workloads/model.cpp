@@ -22,65 +22,94 @@ ModelConfig megatron_gpt(const char* size, uint32_t layers, uint32_t hidden, uin
           .source = "Narayanan et al. 2021, arXiv:2104.04473, Table 1 (Megatron-LM GPT, SC21)"};
 }
 
-std::vector<ModelConfig> build_catalogue() {
-  std::vector<ModelConfig> out = {
-      // HF openai-community/gpt2 config.json: n_embd 768, n_layer 12, n_head 12, vocab 50257,
-      // n_positions 1024, tied wte/lm_head; published 124M (124,439,808 with biases and norms).
-      {.name = "gpt-2-124m", .layers = 12, .hidden = 768, .heads = 12, .kv_heads = 12, .ffn = 3072,
-       .vocab = 50257, .tied_embeddings = true, .learned_positions = true, .max_seq = 1024,
-       .source = "Radford et al. 2019 (GPT-2); HF openai-community/gpt2 config.json"},
-      // Brown et al. 2020, arXiv:2005.14165, Table 2.1: 96 layers, d_model 12288, 96 heads of 128,
-      // d_ff = 4 d_model, context 2048, GPT-2's 50257-token BPE; 175.0B published.
-      {.name = "gpt-3-175b", .layers = 96, .hidden = 12288, .heads = 96, .kv_heads = 96, .ffn = 49152,
-       .vocab = 50257, .tied_embeddings = true, .learned_positions = true, .max_seq = 2048,
-       .source = "Brown et al. 2020, arXiv:2005.14165, Table 2.1"},
-      // Touvron et al. 2023, arXiv:2307.09288, and HF meta-llama/Llama-2-*-hf config.json: SwiGLU,
-      // RoPE, untied output layer, context 4096. 70B uses GQA with 8 KV heads.
-      {.name = "llama-2-7b", .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 32, .ffn = 11008,
-       .vocab = 32000, .gated_mlp = true, .max_seq = 4096,
-       .source = "arXiv:2307.09288; HF meta-llama/Llama-2-7b-hf config.json"},
-      {.name = "llama-2-13b", .layers = 40, .hidden = 5120, .heads = 40, .kv_heads = 40, .ffn = 13824,
-       .vocab = 32000, .gated_mlp = true, .max_seq = 4096,
-       .source = "arXiv:2307.09288; HF meta-llama/Llama-2-13b-hf config.json"},
-      {.name = "llama-2-70b", .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .ffn = 28672,
-       .vocab = 32000, .gated_mlp = true, .max_seq = 4096,
-       .source = "arXiv:2307.09288; HF meta-llama/Llama-2-70b-hf config.json"},
-      // Llama 3 herd paper, arXiv:2407.21783, Table 3, and HF meta-llama config.json: 128,256-token
-      // vocabulary, GQA with 8 KV heads, context 8192 (3.1: 131,072).
-      {.name = "llama-3-8b", .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn = 14336,
-       .vocab = 128256, .gated_mlp = true, .max_seq = 8192,
-       .source = "arXiv:2407.21783, Table 3; HF meta-llama/Meta-Llama-3-8B config.json"},
-      {.name = "llama-3-70b", .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .ffn = 28672,
-       .vocab = 128256, .gated_mlp = true, .max_seq = 8192,
-       .source = "arXiv:2407.21783, Table 3; HF meta-llama/Meta-Llama-3-70B config.json"},
-      {.name = "llama-3.1-405b", .layers = 126, .hidden = 16384, .heads = 128, .kv_heads = 8, .ffn = 53248,
-       .vocab = 128256, .gated_mlp = true, .max_seq = 131072,
-       .source = "arXiv:2407.21783, Table 3; HF meta-llama/Llama-3.1-405B config.json"},
-      // Jiang et al. 2024, arXiv:2401.04088, Table 1: 8 experts, top-2, context 32768; 46.7B total,
-      // 12.9B active.
-      {.name = "mixtral-8x7b", .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn = 14336,
-       .vocab = 32000, .experts = 8, .top_k = 2, .gated_mlp = true, .max_seq = 32768,
-       .source = "Jiang et al. 2024, arXiv:2401.04088, Table 1"},
-      // HF mistralai/Mixtral-8x22B-Instruct-v0.1 config.json (vocabulary 32768; the first base release
-      // had 32000, 0.1 % fewer parameters); Mistral's announcement: 141B total, 39B active.
-      {.name = "mixtral-8x22b", .layers = 56, .hidden = 6144, .heads = 48, .kv_heads = 8, .ffn = 16384,
-       .vocab = 32768, .experts = 8, .top_k = 2, .gated_mlp = true, .max_seq = 65536,
-       .source = "HF mistralai/Mixtral-8x22B-Instruct-v0.1 config.json; mistral.ai/news/mixtral-8x22b"},
-      // Liu et al. 2024, arXiv:2402.14905 (MobileLLM), Table 9: deep-and-thin, GQA, SwiGLU, tied
-      // embeddings, head dim 64; 124.6M and 345.3M.
-      {.name = "mobilellm-125m", .layers = 30, .hidden = 576, .heads = 9, .kv_heads = 3, .ffn = 1536,
-       .vocab = 32000, .gated_mlp = true, .tied_embeddings = true, .max_seq = 2048,
-       .source = "Liu et al. 2024, arXiv:2402.14905, Table 9"},
-      {.name = "mobilellm-350m", .layers = 32, .hidden = 960, .heads = 15, .kv_heads = 5, .ffn = 2560,
-       .vocab = 32000, .gated_mlp = true, .tied_embeddings = true, .max_seq = 2048,
-       .source = "Liu et al. 2024, arXiv:2402.14905, Table 9"},
+// OpenAI's GPT-2 and GPT-3.
+std::vector<ModelConfig> gpt_models() {
+  return {
+    // HF openai-community/gpt2 config.json: n_embd 768, n_layer 12, n_head 12, vocab 50257,
+    // n_positions 1024, tied wte/lm_head; published 124M (124,439,808 with biases and norms).
+    {.name = "gpt-2-124m", .layers = 12, .hidden = 768, .heads = 12, .kv_heads = 12, .ffn = 3072,
+     .vocab = 50257, .tied_embeddings = true, .learned_positions = true, .max_seq = 1024,
+     .source = "Radford et al. 2019 (GPT-2); HF openai-community/gpt2 config.json"},
+    // Brown et al. 2020, arXiv:2005.14165, Table 2.1: 96 layers, d_model 12288, 96 heads of 128,
+    // d_ff = 4 d_model, context 2048, GPT-2's 50257-token BPE; 175.0B published.
+    {.name = "gpt-3-175b", .layers = 96, .hidden = 12288, .heads = 96, .kv_heads = 96, .ffn = 49152,
+     .vocab = 50257, .tied_embeddings = true, .learned_positions = true, .max_seq = 2048,
+     .source = "Brown et al. 2020, arXiv:2005.14165, Table 2.1"},
   };
-  for (const ModelConfig& m : {megatron_gpt("1.7b", 24, 2304, 24), megatron_gpt("3.6b", 30, 3072, 32),
-                               megatron_gpt("7.5b", 36, 4096, 32), megatron_gpt("18.4b", 40, 6144, 48),
-                               megatron_gpt("39.1b", 48, 8192, 64), megatron_gpt("76.1b", 60, 10240, 80),
-                               megatron_gpt("145.6b", 80, 12288, 96), megatron_gpt("310.1b", 96, 16384, 128),
-                               megatron_gpt("529.6b", 105, 20480, 128), megatron_gpt("1008b", 128, 25600, 160)}) {
-    out.push_back(m);
+}
+
+// Meta's Llama 2 and Llama 3.
+std::vector<ModelConfig> llama_models() {
+  return {
+    // Touvron et al. 2023, arXiv:2307.09288, and HF meta-llama/Llama-2-*-hf config.json: SwiGLU,
+    // RoPE, untied output layer, context 4096. 70B uses GQA with 8 KV heads.
+    {.name = "llama-2-7b", .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 32, .ffn = 11008,
+     .vocab = 32000, .gated_mlp = true, .max_seq = 4096,
+     .source = "arXiv:2307.09288; HF meta-llama/Llama-2-7b-hf config.json"},
+    {.name = "llama-2-13b", .layers = 40, .hidden = 5120, .heads = 40, .kv_heads = 40, .ffn = 13824,
+     .vocab = 32000, .gated_mlp = true, .max_seq = 4096,
+     .source = "arXiv:2307.09288; HF meta-llama/Llama-2-13b-hf config.json"},
+    {.name = "llama-2-70b", .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .ffn = 28672,
+     .vocab = 32000, .gated_mlp = true, .max_seq = 4096,
+     .source = "arXiv:2307.09288; HF meta-llama/Llama-2-70b-hf config.json"},
+    // Llama 3 herd paper, arXiv:2407.21783, Table 3, and HF meta-llama config.json: 128,256-token
+    // vocabulary, GQA with 8 KV heads, context 8192 (3.1: 131,072).
+    {.name = "llama-3-8b", .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn = 14336,
+     .vocab = 128256, .gated_mlp = true, .max_seq = 8192,
+     .source = "arXiv:2407.21783, Table 3; HF meta-llama/Meta-Llama-3-8B config.json"},
+    {.name = "llama-3-70b", .layers = 80, .hidden = 8192, .heads = 64, .kv_heads = 8, .ffn = 28672,
+     .vocab = 128256, .gated_mlp = true, .max_seq = 8192,
+     .source = "arXiv:2407.21783, Table 3; HF meta-llama/Meta-Llama-3-70B config.json"},
+    {.name = "llama-3.1-405b", .layers = 126, .hidden = 16384, .heads = 128, .kv_heads = 8, .ffn = 53248,
+     .vocab = 128256, .gated_mlp = true, .max_seq = 131072,
+     .source = "arXiv:2407.21783, Table 3; HF meta-llama/Llama-3.1-405B config.json"},
+  };
+}
+
+// Mistral's mixtures of experts.
+std::vector<ModelConfig> mixtral_models() {
+  return {
+    // Jiang et al. 2024, arXiv:2401.04088, Table 1: 8 experts, top-2, context 32768; 46.7B total,
+    // 12.9B active.
+    {.name = "mixtral-8x7b", .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8, .ffn = 14336,
+     .vocab = 32000, .experts = 8, .top_k = 2, .gated_mlp = true, .max_seq = 32768,
+     .source = "Jiang et al. 2024, arXiv:2401.04088, Table 1"},
+    // HF mistralai/Mixtral-8x22B-Instruct-v0.1 config.json (vocabulary 32768; the first base release
+    // had 32000, 0.1 % fewer parameters); Mistral's announcement: 141B total, 39B active.
+    {.name = "mixtral-8x22b", .layers = 56, .hidden = 6144, .heads = 48, .kv_heads = 8, .ffn = 16384,
+     .vocab = 32768, .experts = 8, .top_k = 2, .gated_mlp = true, .max_seq = 65536,
+     .source = "HF mistralai/Mixtral-8x22B-Instruct-v0.1 config.json; mistral.ai/news/mixtral-8x22b"},
+  };
+}
+
+// Meta's small on-device models.
+std::vector<ModelConfig> mobilellm_models() {
+  return {
+    // Liu et al. 2024, arXiv:2402.14905 (MobileLLM), Table 9: deep-and-thin, GQA, SwiGLU, tied
+    // embeddings, head dim 64; 124.6M and 345.3M.
+    {.name = "mobilellm-125m", .layers = 30, .hidden = 576, .heads = 9, .kv_heads = 3, .ffn = 1536,
+     .vocab = 32000, .gated_mlp = true, .tied_embeddings = true, .max_seq = 2048,
+     .source = "Liu et al. 2024, arXiv:2402.14905, Table 9"},
+    {.name = "mobilellm-350m", .layers = 32, .hidden = 960, .heads = 15, .kv_heads = 5, .ffn = 2560,
+     .vocab = 32000, .gated_mlp = true, .tied_embeddings = true, .max_seq = 2048,
+     .source = "Liu et al. 2024, arXiv:2402.14905, Table 9"},
+  };
+}
+
+// The ten sizes of the SC21 table (megatron_gpt above).
+std::vector<ModelConfig> megatron_gpt_models() {
+  return {megatron_gpt("1.7b", 24, 2304, 24), megatron_gpt("3.6b", 30, 3072, 32),
+          megatron_gpt("7.5b", 36, 4096, 32), megatron_gpt("18.4b", 40, 6144, 48),
+          megatron_gpt("39.1b", 48, 8192, 64), megatron_gpt("76.1b", 60, 10240, 80),
+          megatron_gpt("145.6b", 80, 12288, 96), megatron_gpt("310.1b", 96, 16384, 128),
+          megatron_gpt("529.6b", 105, 20480, 128), megatron_gpt("1008b", 128, 25600, 160)};
+}
+
+// Family after family: the order models() lists them in.
+std::vector<ModelConfig> build_catalogue() {
+  std::vector<ModelConfig> out;
+  for (auto family : {gpt_models, llama_models, mixtral_models, mobilellm_models, megatron_gpt_models}) {
+    for (ModelConfig& m : family()) out.push_back(std::move(m));
   }
   return out;
 }

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 #include "executor/measured_file.h"
@@ -111,21 +112,26 @@ std::vector<std::string> gather_text(const std::string& mine, int rank, int size
   return out;
 }
 
-int run(const Args& a, int rank, int size) {
-  weft::LoweredSchedule s;
+// The schedule, checked against the launch; nullopt (rank 0 says why) when it cannot run.
+std::optional<weft::LoweredSchedule> load_for_launch(const Args& a, int rank, int size) {
   try {
-    s = weft::load_schedule(a.schedule);
+    weft::LoweredSchedule s = weft::load_schedule(a.schedule);
     if (s.ranks() != static_cast<uint32_t>(size)) {
       throw weft::ConfigError(
           fmt::format("{}: the schedule has {} ranks but {} processes were launched (mpirun -np {})", a.schedule,
                       s.ranks(), size, s.ranks()));
     }
     if (a.repeats == 0) throw weft::ConfigError("--repeats must be at least 1");
+    return s;
   } catch (const weft::ConfigError& e) {
     if (rank == 0) fmt::print(stderr, "weft-exec-mpi: error: {}\n", e.what());
-    return 2;
+    return std::nullopt;
   }
-  if (rank == 0) std::remove(a.out.c_str());  // a failed run must not leave an older measurement behind
+}
+
+// One MPI communicator per schedule comm, its members in comm-rank order (MPI_COMM_NULL where this
+// rank is not a member). Collective over MPI_COMM_WORLD: every rank calls it.
+std::vector<MPI_Comm> split_comms(const weft::LoweredSchedule& s, int rank) {
   std::vector<MPI_Comm> comms;
   for (const weft::LoweredComm& c : s.comms) {
     const auto it = std::find(c.ranks.begin(), c.ranks.end(), static_cast<uint32_t>(rank));
@@ -135,10 +141,12 @@ int run(const Args& a, int rank, int size) {
                    &comm);
     comms.push_back(comm);
   }
-  MPI_Comm p2p = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &p2p);
-  const CollectiveMode mode = a.mpi_collectives ? CollectiveMode::mpi : CollectiveMode::p2p;
-  weft::mpi_exec::RankRunner runner(s, static_cast<uint32_t>(rank), comms, p2p, mode, a.timeout_s);
+  return comms;
+}
+
+// The timed runs after the warm-up ones, each started from a barrier; nullopt when one failed (this
+// rank said why and aborted the job).
+std::optional<std::vector<std::vector<OpTimes>>> timed_runs(const Args& a, weft::mpi_exec::RankRunner& runner) {
   std::vector<std::vector<OpTimes>> runs;
   try {
     for (uint32_t i = 0; i < a.warmup + a.repeats; ++i) {
@@ -149,31 +157,48 @@ int run(const Args& a, int rank, int size) {
   } catch (const std::exception& e) {
     fmt::print(stderr, "weft-exec-mpi: run failed: {}\n", e.what());
     MPI_Abort(MPI_COMM_WORLD, 3);
-    return 3;
+    return std::nullopt;
   }
+  return runs;
+}
+
+// Rank 0: measured.json from every rank's gathered rows.
+void write_measured(const Args& a, const weft::LoweredSchedule& s, const std::vector<std::string>& texts, int size) {
+  weft::Measured m;
+  m.schedule_name = s.name;
+  m.fingerprint = weft::fingerprint(s);
+  m.ranks = s.ranks();
+  m.gpu = s.gpu;
+  m.executor = "weft-exec-mpi";
+  m.mode = a.mpi_collectives ? "mpi-collectives" : "p2p";
+  m.warmup = a.warmup;
+  m.repeats = a.repeats;
+  std::vector<std::string> hosts;
+  for (const std::string& t : texts) {
+    const json j = json::parse(t);
+    hosts.push_back(j.at("host").get<std::string>());
+    for (const json& row : j.at("rows")) m.ops.push_back(weft::measured_op_from_json(row, "gathered"));
+  }
+  m.environment = environment(size, hosts);
+  weft::write_file_atomically(a.out, weft::to_json(m).dump(1) + "\n");
+  fmt::print("weft-exec-mpi: {} ranks x {} ops, {} warm-up + {} repeats ({}) -> {}\n", size, m.ops.size() / s.ranks(),
+             a.warmup, a.repeats, m.mode, a.out);
+}
+
+int run(const Args& a, int rank, int size) {
+  const std::optional<weft::LoweredSchedule> s = load_for_launch(a, rank, size);
+  if (!s) return 2;
+  if (rank == 0) std::remove(a.out.c_str());  // a failed run must not leave an older measurement behind
+  std::vector<MPI_Comm> comms = split_comms(*s, rank);
+  MPI_Comm p2p = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &p2p);
+  const CollectiveMode mode = a.mpi_collectives ? CollectiveMode::mpi : CollectiveMode::p2p;
+  weft::mpi_exec::RankRunner runner(*s, static_cast<uint32_t>(rank), comms, p2p, mode, a.timeout_s);
+  const std::optional<std::vector<std::vector<OpTimes>>> runs = timed_runs(a, runner);
+  if (!runs) return 3;
   const std::vector<std::string> texts =
-      gather_text(rows_of(s, static_cast<uint32_t>(rank), runs, runner.executed()), rank, size);
-  if (rank == 0) {
-    weft::Measured m;
-    m.schedule_name = s.name;
-    m.fingerprint = weft::fingerprint(s);
-    m.ranks = s.ranks();
-    m.gpu = s.gpu;
-    m.executor = "weft-exec-mpi";
-    m.mode = a.mpi_collectives ? "mpi-collectives" : "p2p";
-    m.warmup = a.warmup;
-    m.repeats = a.repeats;
-    std::vector<std::string> hosts;
-    for (const std::string& t : texts) {
-      const json j = json::parse(t);
-      hosts.push_back(j.at("host").get<std::string>());
-      for (const json& row : j.at("rows")) m.ops.push_back(weft::measured_op_from_json(row, "gathered"));
-    }
-    m.environment = environment(size, hosts);
-    weft::write_file_atomically(a.out, weft::to_json(m).dump(1) + "\n");
-    fmt::print("weft-exec-mpi: {} ranks x {} ops, {} warm-up + {} repeats ({}) -> {}\n", size, m.ops.size() / s.ranks(),
-               a.warmup, a.repeats, m.mode, a.out);
-  }
+      gather_text(rows_of(*s, static_cast<uint32_t>(rank), *runs, runner.executed()), rank, size);
+  if (rank == 0) write_measured(a, *s, texts, size);
   for (MPI_Comm& c : comms) {
     if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
   }

@@ -97,6 +97,61 @@ bool RankRunner::start(uint32_t id, double origin, std::vector<OpTimes>& times, 
   return true;
 }
 
+// A stream runs one op at a time (a CUDA stream): its next op starts when the previous ended.
+bool RankRunner::start_stream_heads(std::vector<size_t>& head, double origin, std::vector<OpTimes>& times,
+                                    std::vector<Running>& running, size_t& finished) {
+  bool moved = false;
+  for (size_t st = 0; st < streams_.size(); ++st) {
+    if (head[st] == streams_[st].size()) continue;
+    const uint32_t id = streams_[st][head[st]];
+    if (head[st] > 0 && !done_[streams_[st][head[st] - 1]]) continue;
+    if (times[id].start_us >= 0) continue;
+    if (start(id, origin, times, running)) {
+      moved = true;
+      if (done_[id]) ++finished;
+      ++head[st];
+    }
+  }
+  return moved;
+}
+
+bool RankRunner::retire_communication(double origin, std::vector<OpTimes>& times, std::vector<Running>& running,
+                                      size_t& finished) {
+  bool moved = false;
+  for (size_t i = 0; i < running.size();) {
+    Running& r = running[i];
+    bool complete = false;
+    if (r.collective) {
+      complete = r.collective->progress();
+    } else {
+      int flag = 0;
+      MPI_Test(&r.request, &flag, MPI_STATUS_IGNORE);
+      complete = flag != 0;
+    }
+    if (!complete) {
+      ++i;
+      continue;
+    }
+    times[r.id].end_us = (MPI_Wtime() - origin) * 1e6;
+    done_[r.id] = 1;
+    const LoweredOp& o = s_.programs[rank_][r.id];
+    if (o.kind == LoweredKind::collective) comm_busy_[o.comm] = 0;
+    ++finished;
+    moved = true;
+    running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  return moved;
+}
+
+bool RankRunner::retire_compute(double now, double origin, std::vector<OpTimes>& times, size_t& finished) {
+  if (!computing_ || now < compute_end_) return false;
+  times[compute_op_].end_us = (now - origin) * 1e6;
+  done_[compute_op_] = 1;
+  computing_ = false;
+  ++finished;
+  return true;
+}
+
 std::vector<OpTimes> RankRunner::run_once(double origin) {
   const std::vector<LoweredOp>& ops = s_.programs[rank_];
   std::vector<OpTimes> times(ops.size());
@@ -109,49 +164,10 @@ std::vector<OpTimes> RankRunner::run_once(double origin) {
   size_t finished = 0;
   double last_progress = MPI_Wtime();
   while (finished < ops.size()) {
-    bool moved = false;
-    for (size_t st = 0; st < streams_.size(); ++st) {
-      // A stream runs one op at a time (a CUDA stream): its next op starts when the previous ended.
-      if (head[st] == streams_[st].size()) continue;
-      const uint32_t id = streams_[st][head[st]];
-      if (head[st] > 0 && !done_[streams_[st][head[st] - 1]]) continue;
-      if (times[id].start_us >= 0) continue;
-      if (start(id, origin, times, running)) {
-        moved = true;
-        if (done_[id]) ++finished;
-        ++head[st];
-      }
-    }
-    for (size_t i = 0; i < running.size();) {
-      Running& r = running[i];
-      bool complete = false;
-      if (r.collective) {
-        complete = r.collective->progress();
-      } else {
-        int flag = 0;
-        MPI_Test(&r.request, &flag, MPI_STATUS_IGNORE);
-        complete = flag != 0;
-      }
-      if (!complete) {
-        ++i;
-        continue;
-      }
-      times[r.id].end_us = (MPI_Wtime() - origin) * 1e6;
-      done_[r.id] = 1;
-      const LoweredOp& o = ops[r.id];
-      if (o.kind == LoweredKind::collective) comm_busy_[o.comm] = 0;
-      ++finished;
-      moved = true;
-      running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
-    }
+    bool moved = start_stream_heads(head, origin, times, running, finished);
+    if (retire_communication(origin, times, running, finished)) moved = true;
     const double now = MPI_Wtime();
-    if (computing_ && now >= compute_end_) {
-      times[compute_op_].end_us = (now - origin) * 1e6;
-      done_[compute_op_] = 1;
-      computing_ = false;
-      ++finished;
-      moved = true;
-    }
+    if (retire_compute(now, origin, times, finished)) moved = true;
     if (moved) {
       last_progress = now;
     } else if (now - last_progress > timeout_s_) {

@@ -54,6 +54,12 @@ class RankRunner {
  private:
   struct Running;
   bool start(uint32_t id, double origin, std::vector<OpTimes>& times, std::vector<Running>& running);
+  // The steps of run_once's loop; each says whether anything moved and counts the ops it finished.
+  bool start_stream_heads(std::vector<size_t>& head, double origin, std::vector<OpTimes>& times,
+                          std::vector<Running>& running, size_t& finished);
+  bool retire_communication(double origin, std::vector<OpTimes>& times, std::vector<Running>& running,
+                            size_t& finished);  // sends, recvs and collectives that completed
+  bool retire_compute(double now, double origin, std::vector<OpTimes>& times, size_t& finished);
 
   const LoweredSchedule& s_;
   uint32_t rank_;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "executor/lower.h"
+#include "executor/schedule_check.h"
 #include "scenarios/scenario.h"
 #include "sim/core/errors.h"
 #include "topologies/catalogue/gpus.h"

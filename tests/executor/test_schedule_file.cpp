@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "executor/measured_file.h"
+#include "executor/schedule_check.h"
 #include "executor/schedule_file.h"
 #include "sim/core/errors.h"
 

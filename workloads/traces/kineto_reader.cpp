@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <map>
 #include <unordered_map>
 
 #include "sim/core/errors.h"
+#include "workloads/traces/kineto_collectives.h"
 #include "workloads/traces/kineto_sax.h"
 #include "workloads/traces/trace_conventions.h"
 
@@ -25,57 +25,26 @@ Time from_us(double us, const std::string& file) {
   return Time::ps(std::llround(us * 1e6));
 }
 
-// A collective as the trace describes it, before it becomes a TraceNode.
-struct CommInfo {
-  TraceNodeKind kind = TraceNodeKind::collective;
-  CollectiveOp op = CollectiveOp::all_reduce;
-  uint64_t bytes = 0;
-  uint32_t peer = 0;
-  std::string group;
-};
-
 struct Window {
   double begin = -1e300, end = 1e300;
   bool contains(double t) const { return t >= begin && t <= end; }
 };
 
-// "[0, 1, 3]" -> {0, 1, 3}; empty when it is not such a list.
-std::vector<uint32_t> parse_rank_list(const std::string& text) {
-  std::vector<uint32_t> ranks;
-  const char* p = text.data();
-  const char* end = p + text.size();
-  while (p < end) {
-    if (*p >= '0' && *p <= '9') {
-      uint32_t r = 0;
-      auto [next, ec] = std::from_chars(p, end, r);
-      if (ec != std::errc{} || r >= (1u << 17)) return {};  // as kMaxWorld
-      ranks.push_back(r);
-      p = next;
-    } else {
-      ++p;
-    }
-  }
-  return ranks;
-}
-
 class RankMapper {
  public:
   RankMapper(const KinetoEvents& events, KinetoRank& out, std::string path)
-      : ev_(events), out_(out), path_(std::move(path)) {}
+      : ev_(events), out_(out), path_(std::move(path)), comms_(events, out.groups) {}
   void run(const KinetoOptions& options);
 
  private:
   Window select_window(const KinetoOptions& options);
   double launch_time(const GpuEvent& g) const;
   void assign_streams(const std::vector<const GpuEvent*>& kept);
-  CommInfo from_args(const CollArgs& a, std::optional<CollectiveOp> kernel_op, const std::string& where);
-  CommInfo resolve(const GpuEvent& g, const std::string& where);
   void emit_gpu(const std::vector<const GpuEvent*>& kept);
   void emit_host_collectives(const Window& window);
   std::vector<const HostCommEvent*> host_collectives(const Window& window) const;
-  CommInfo gloo_op(const HostCommEvent& h, const std::string& where) const;
   uint64_t add(TraceNode node);
-  TraceNode comm_node(const CommInfo& c, const std::string& name, int stream);
+  TraceNode comm_node(const KinetoComm& c, const std::string& name, int stream);
   void close_segment(int64_t stream);
 
   struct Segment {
@@ -93,6 +62,7 @@ class RankMapper {
   const KinetoEvents& ev_;
   KinetoRank& out_;
   std::string path_;
+  KinetoCommResolver comms_;  // records the process groups it meets in out_.groups
   std::unordered_map<int64_t, int> stream_of_;
   std::map<int64_t, Segment> segments_;             // ordered: segments close in stream-id order
   std::unordered_map<int64_t, double> stream_end_;  // last GPU end seen per trace stream
@@ -166,78 +136,8 @@ void RankMapper::assign_streams(const std::vector<const GpuEvent*>& kept) {
   if (stream_of_.size() > 256) throw ConfigError(fmt::format("trace file '{}': more than 256 GPU streams", path_));
 }
 
-CommInfo RankMapper::from_args(const CollArgs& a, std::optional<CollectiveOp> kernel_op, const std::string& where) {
-  CommInfo c;
-  auto op = collective_from_name(a.name);
-  if (!op) op = kernel_op;
-  if (!op) throw ConfigError(fmt::format("{}: collective '{}' is not one weft knows", where, a.name));
-  const uint32_t elem = dtype_bytes(a.dtype);
-  if (elem == 0 && a.in_nelems) throw ConfigError(fmt::format("{}: dtype '{}' has no known size", where, a.dtype));
-  c.op = *op;
-  const uint64_t in = a.in_nelems.value_or(0);
-  c.bytes = nccl_bytes_from_kineto(c.op, in, a.out_nelems.value_or(in), elem).count();
-  if (c.op == CollectiveOp::send_recv) {
-    const bool recv = a.name.find("recv") != std::string::npos;
-    c.kind = recv ? TraceNodeKind::recv : TraceNodeKind::send;
-    const auto peer = recv ? a.src_rank : a.dst_rank;
-    if (!peer) throw ConfigError(fmt::format("{}: {} without `{}`", where, a.name, recv ? "Src Rank" : "Dst Rank"));
-    c.peer = static_cast<uint32_t>(std::min<uint64_t>(*peer, UINT32_MAX));
-    c.bytes = in * elem;
-    return c;
-  }
-  const std::vector<uint32_t> ranks = parse_rank_list(a.pg_ranks);
-  if (!ranks.empty()) {
-    c.group = a.pg_name.empty() ? a.pg_ranks : a.pg_name;
-    out_.groups[c.group] = ranks;
-  } else if (!a.pg_name.empty()) {
-    for (const ProcessGroupConfig& pg : ev_.pg_config) {
-      if (pg.name == a.pg_name && !pg.ranks.empty()) {
-        c.group = pg.name;
-        out_.groups[c.group] = pg.ranks;
-      }
-    }
-  }
-  return c;
-}
-
-CommInfo RankMapper::resolve(const GpuEvent& g, const std::string& where) {
-  std::optional<CollectiveOp> kernel_op = collective_from_name(ev_.names[g.name]);
-  if (g.args >= 0) return from_args(ev_.args[static_cast<size_t>(g.args)], kernel_op, where);
-  // The host ops around the launch: args first, else the innermost with a shape.
-  const HostCommEvent* with_args = nullptr;
-  const HostCommEvent* with_shape = nullptr;
-  const HostCommEvent* annotation = nullptr;
-  if (g.correlation) {
-    if (auto it = ev_.launches.find(*g.correlation); it != ev_.launches.end()) {
-      for (const HostCommEvent& h : ev_.host_comms) {
-        if (h.tid != it->second.tid || it->second.ts < h.ts || it->second.ts > h.ts + h.dur) continue;
-        if (h.args >= 0 && (!with_args || h.ts >= with_args->ts)) with_args = &h;
-        if (h.shape_bytes > 0 && (!with_shape || h.ts >= with_shape->ts)) with_shape = &h;
-        if (ev_.names[h.name].starts_with("nccl:")) annotation = &h;
-      }
-    }
-  }
-  if (with_args) return from_args(ev_.args[static_cast<size_t>(with_args->args)], kernel_op, where);
-  if (annotation && (!kernel_op || *kernel_op == CollectiveOp::send_recv)) {
-    kernel_op = collective_from_name(ev_.names[annotation->name]);
-  }
-  if (!kernel_op) throw ConfigError(fmt::format("{}: NCCL kernel '{}' names no collective", where, ev_.names[g.name]));
-  if (*kernel_op == CollectiveOp::send_recv) {
-    throw ConfigError(
-        fmt::format("{}: point-to-point kernel without `Src Rank` / `Dst Rank` args: the peer is "
-                    "unknown",
-                    where));
-  }
-  CommInfo c;
-  c.op = *kernel_op;
-  c.bytes = with_shape ? with_shape->shape_bytes : 0;
-  // record_param_comms' first input of an all-gather is the per-rank shard: nccl-tests' size is x n.
-  if (c.op == CollectiveOp::all_gather) c.bytes *= std::max<uint32_t>(ev_.world_size.value_or(1), 1);
-  return c;
-}
-
 // A collective or send/recv node, counted by type.
-TraceNode RankMapper::comm_node(const CommInfo& c, const std::string& name, int stream) {
+TraceNode RankMapper::comm_node(const KinetoComm& c, const std::string& name, int stream) {
   ++out_.nccl_kernels[c.op];
   TraceNode n;
   n.kind = c.kind;
@@ -293,7 +193,7 @@ void RankMapper::emit_gpu(const std::vector<const GpuEvent*>& kept) {
         fmt::format("trace file '{}': GPU event at ts {} us ('{}')", path_, g->ts, ev_.names[g->name].substr(0, 60));
     if (g->nccl) {
       for (auto& [stream, seg] : segments_) close_segment(stream);
-      TraceNode n = comm_node(resolve(*g, where), ev_.names[g->name], stream_of_.at(g->stream));
+      TraceNode n = comm_node(comms_.of_kernel(*g, where), ev_.names[g->name], stream_of_.at(g->stream));
       if (last_compute_ != 0) n.deps.push_back(last_compute_);
       collectives_.push_back({add(std::move(n)), g->ts + g->dur});
       continue;
@@ -336,21 +236,6 @@ std::vector<const HostCommEvent*> RankMapper::host_collectives(const Window& win
   return with_args.empty() ? gloo : with_args;
 }
 
-CommInfo RankMapper::gloo_op(const HostCommEvent& h, const std::string& where) const {
-  CommInfo c;
-  c.op = *collective_from_name(std::string_view(ev_.names[h.name]).substr(5));
-  if (c.op == CollectiveOp::send_recv) throw ConfigError(where + ": gloo point-to-point ops name no peer");
-  if (h.shape_bytes == 0) {
-    throw ConfigError(where +
-                      ": no size (no Input Dims / Input type): the trace was exported without shapes "
-                      "(record_shapes=False, or a torch built without Kineto, whose exporter drops them)");
-  }
-  c.bytes = h.shape_bytes;
-  // The first input of an all-gather is the rank's shard: nccl-tests' size is x n.
-  if (c.op == CollectiveOp::all_gather) c.bytes *= std::max<uint32_t>(ev_.world_size.value_or(1), 1);
-  return c;
-}
-
 // Gloo: collectives run on host threads, no kernel; host time between them is the compute.
 void RankMapper::emit_host_collectives(const Window& window) {
   std::vector<const HostCommEvent*> ops = host_collectives(window);
@@ -369,8 +254,8 @@ void RankMapper::emit_host_collectives(const Window& window) {
       if (prev != 0) gap.deps.push_back(prev);
       prev = add(std::move(gap));
     }
-    const CommInfo c =
-        h->args >= 0 ? from_args(ev_.args[static_cast<size_t>(h->args)], std::nullopt, where) : gloo_op(*h, where);
+    const KinetoComm c = h->args >= 0 ? comms_.from_args(ev_.args[static_cast<size_t>(h->args)], std::nullopt, where)
+                                      : comms_.of_gloo_op(*h, where);
     TraceNode n = comm_node(c, ev_.names[h->name], 1);
     if (prev != 0) n.deps.push_back(prev);
     prev = add(std::move(n));  // gloo blocks the calling thread: the next compute waits for it

@@ -157,40 +157,79 @@ Time scaled(Time t, double scale) {
   return Time::ps(std::llround(static_cast<double>(t.ps()) * scale));
 }
 
+// The ops each node's successors wait for, through dropped nodes: a node's own op once emitted, else
+// (dropped, or an eager send) its own predecessors.
+class ExposedOps {
+ public:
+  ExposedOps(const RankTrace& trace, const std::vector<uint32_t>& order)
+      : exposed_(trace.nodes.size()), rank_in_order_(trace.nodes.size()) {
+    for (uint32_t i = 0; i < trace.nodes.size(); ++i) position_.emplace(trace.nodes[i].id, i);
+    for (uint32_t k = 0; k < order.size(); ++k) rank_in_order_[order[k]] = k;
+  }
+
+  // The ops node i (at `order` rank) waits for, sorted, each once. A control dependency on a node
+  // ordered after it (a parent op) is dropped: it would be a cycle.
+  std::vector<uint32_t> deps_of(uint32_t i, const TraceNode& n) const {
+    std::vector<uint32_t> deps;
+    auto take = [&](uint64_t d, bool control) {
+      auto it = position_.find(d);
+      if (it == position_.end() || it->second == i) return;
+      if (control && rank_in_order_[it->second] > rank_in_order_[i]) return;
+      deps.insert(deps.end(), exposed_[it->second].begin(), exposed_[it->second].end());
+    };
+    for (uint64_t d : n.deps) take(d, false);
+    for (uint64_t d : n.ctrl_deps) take(d, true);
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    return deps;
+  }
+  void expose(uint32_t i, std::vector<uint32_t> ops) { exposed_[i] = std::move(ops); }
+
+ private:
+  std::unordered_map<uint64_t, uint32_t> position_;  // node id -> index in the trace
+  std::vector<std::vector<uint32_t>> exposed_;
+  std::vector<uint32_t> rank_in_order_;
+};
+
+// `busy`: the rank's compute so far, kept far from Time's int64 limit (simulated clocks add it up).
+void set_compute(Op& op, const TraceNode& n, double compute_scale, Time& busy, const std::string& where) {
+  op.kind = OpKind::compute;
+  op.duration = n.fixed_duration ? n.duration : scaled(n.duration, compute_scale);
+  if (op.duration < Time() || op.duration > kMaxRankCompute - busy) {
+    throw ConfigError(where + fmt::format(": durations add up to more than {} days of compute on one rank",
+                                          kMaxRankCompute.seconds() / 86400));
+  }
+  busy += op.duration;
+  op.flops = n.flops;
+}
+
+void set_point_to_point(Op& op, const TraceNode& n, uint32_t rank, uint32_t ranks, const std::string& where) {
+  op.kind = n.kind == TraceNodeKind::send ? OpKind::send : OpKind::recv;
+  if (n.peer >= ranks || n.peer == rank) {
+    throw ConfigError(fmt::format("{}: peer rank {} is not another rank of the {}-rank trace", where, n.peer, ranks));
+  }
+  op.peer = n.peer;
+  op.tag = n.tag;
+  op.group = CommGroup::other;
+  op.bytes = Bytes(n.size);
+}
+
 }  // namespace
 
 void TraceGraphBuilder::add_rank(uint32_t rank, const RankTrace& trace) {
   WEFT_ASSERT(rank < ranks_);
   const std::vector<uint32_t> order = topological_order(trace);
   const std::vector<int> stream = assign_streams(trace, order);
-  std::unordered_map<uint64_t, uint32_t> position;
-  for (uint32_t i = 0; i < trace.nodes.size(); ++i) position.emplace(trace.nodes[i].id, i);
-
   Program& program = workload_.programs[rank];
-  // exposed[i]: the ops a successor of node i waits for (itself when emitted; its own predecessors
-  // when it is dropped or an eager send).
-  std::vector<std::vector<uint32_t>> exposed(trace.nodes.size());
-  std::vector<uint32_t> deps;
-  std::vector<uint32_t> rank_in_order(trace.nodes.size());
-  Time busy;  // the rank's compute so far: kept far from Time's int64 limit (simulated clocks add it up)
-  for (uint32_t k = 0; k < order.size(); ++k) rank_in_order[order[k]] = k;
+  ExposedOps exposed(trace, order);
+  Time busy;
   for (uint32_t i : order) {
     const TraceNode& n = trace.nodes[i];
-    deps.clear();
-    auto take = [&](uint64_t d, bool control) {
-      auto it = position.find(d);
-      if (it == position.end() || it->second == i) return;
-      if (control && rank_in_order[it->second] > rank_in_order[i]) return;  // a parent op: would be a cycle
-      deps.insert(deps.end(), exposed[it->second].begin(), exposed[it->second].end());
-    };
-    for (uint64_t d : n.deps) take(d, false);
-    for (uint64_t d : n.ctrl_deps) take(d, true);
-    std::sort(deps.begin(), deps.end());
-    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    std::vector<uint32_t> deps = exposed.deps_of(i, n);
     const bool drop =
         n.kind == TraceNodeKind::skip || (n.kind == TraceNodeKind::host_compute && !options_.keep_cpu_compute);
     if (drop) {
-      exposed[i] = deps;
+      exposed.expose(i, std::move(deps));
       continue;
     }
     const std::string where = fmt::format("trace file '{}': node id {} ('{}')", trace.file, n.id, n.name);
@@ -201,14 +240,7 @@ void TraceGraphBuilder::add_rank(uint32_t rank, const RankTrace& trace) {
     switch (n.kind) {
       case TraceNodeKind::compute:
       case TraceNodeKind::host_compute:
-        op.kind = OpKind::compute;
-        op.duration = n.fixed_duration ? n.duration : scaled(n.duration, options_.compute_scale);
-        if (op.duration < Time() || op.duration > kMaxRankCompute - busy) {
-          throw ConfigError(where + fmt::format(": durations add up to more than {} days of compute on one rank",
-                                                kMaxRankCompute.seconds() / 86400));
-        }
-        busy += op.duration;
-        op.flops = n.flops;
+        set_compute(op, n, options_.compute_scale, busy, where);
         break;
       case TraceNodeKind::collective: {
         op.kind = OpKind::collective;
@@ -222,15 +254,7 @@ void TraceGraphBuilder::add_rank(uint32_t rank, const RankTrace& trace) {
       }
       case TraceNodeKind::send:
       case TraceNodeKind::recv:
-        op.kind = n.kind == TraceNodeKind::send ? OpKind::send : OpKind::recv;
-        if (n.peer >= ranks_ || n.peer == rank) {
-          throw ConfigError(
-              fmt::format("{}: peer rank {} is not another rank of the {}-rank trace", where, n.peer, ranks_));
-        }
-        op.peer = n.peer;
-        op.tag = n.tag;
-        op.group = CommGroup::other;
-        op.bytes = Bytes(n.size);
+        set_point_to_point(op, n, rank, ranks_, where);
         break;
       case TraceNodeKind::skip:
         break;
@@ -238,9 +262,9 @@ void TraceGraphBuilder::add_rank(uint32_t rank, const RankTrace& trace) {
     const uint32_t index = program.add(op, deps);
     node_ids_[rank].push_back(n.id);
     if (n.kind == TraceNodeKind::send && options_.eager_sends)
-      exposed[i] = deps;
+      exposed.expose(i, std::move(deps));
     else
-      exposed[i] = {index};
+      exposed.expose(i, {index});
   }
 }
 
