@@ -1,11 +1,13 @@
 // weft systems: the catalogue of named systems, one line each; with --fields, every field that
-// `--set KEY=VALUE` (and a scenario's `system:` map) changes, with its value in one system.
+// `--set KEY=VALUE` (and a scenario's `system:` map) changes, with its value in one system; with
+// --yaml, that system as a scenario's `system:` section with every field written out.
 #include <fmt/format.h>
 
 #include <memory>
 #include <string>
 
 #include "cli/commands.h"
+#include "scenarios/field_yaml.h"
 #include "topologies/systems.h"
 
 namespace weft::cli {
@@ -13,6 +15,7 @@ namespace {
 
 struct SystemsArgs {
   bool fields = false;
+  bool yaml = false;
   std::string system = "dgx-h100";
 };
 
@@ -32,8 +35,13 @@ Action add_systems_command(CLI::App& app) {
   auto args = std::make_shared<SystemsArgs>();
   CLI::App* cmd = app.add_subcommand("systems", "List the catalogue's systems (use with --system NAME)");
   cmd->add_flag("--fields", args->fields, "List the fields --set KEY=VALUE changes, with their values in --system");
-  cmd->add_option("--system", args->system, "The system whose values --fields shows")->capture_default_str();
+  cmd->add_flag("--yaml", args->yaml, "Print --system as a scenario's system: section, every field written out");
+  cmd->add_option("--system", args->system, "The system whose values --fields and --yaml show")->capture_default_str();
   return [args] {
+    if (args->yaml) {
+      fmt::print("{}", system_yaml(args->system, system_spec(args->system)));
+      return;
+    }
     if (args->fields) {
       print_fields(args->system);
       return;

@@ -1,9 +1,15 @@
 // Every configuration text weft writes reads back to what was written (the one YAML door, both ways).
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <string>
 
 #include "scenarios/compute_profile_file.h"
+#include "scenarios/field_yaml.h"
 #include "scenarios/network_calibration_file.h"
+#include "scenarios/scenario.h"
+#include "sim/packet/packet_fields.h"
+#include "topologies/systems.h"
 
 using namespace weft;
 
@@ -94,4 +100,55 @@ TEST_CASE("round trip: a compute profile reads back to the same efficiencies", "
   }
   CHECK(back.resolve("h100-sxm").attention == 0.6125);
   CHECK(back.resolve("a100-80gb").gemm == 0.75);
+}
+
+namespace {
+
+const std::string kOneCollective = "workload:\n  collectives:\n    - {op: all_reduce, size: 1M}\n";
+
+// Every field of `fields` shows the same in `a` and `b` (the message names the first that differs).
+template <class S>
+void check_same_fields(std::span<const Field<S>> fields, const S& a, const S& b) {
+  for (const Field<S>& f : fields) {
+    INFO(f.key);
+    CHECK(f.show(b) == f.show(a));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("round trip: every preset's system section reads back field by field", "[scenario]") {
+  for (const SystemPreset& p : system_presets()) {
+    INFO(p.name);
+    const ClusterSpec spec = p.spec();
+    const std::string text = system_yaml(std::string(p.name), spec);
+    const Scenario back = load_scenario_text(text + kOneCollective, "written.yaml");
+    check_same_fields(system_fields(), spec, back.system.cluster);
+    CHECK(system_yaml(std::string(p.name), back.system.cluster) == text);  // written twice, the same bytes
+  }
+}
+
+TEST_CASE("round trip: a changed system is the change, not the preset", "[scenario]") {
+  ClusterSpec spec = system_spec("dgx-h100");
+  set_field(spec, "nodes", "4");
+  set_field(spec, "node.pcie_lanes", "8");
+  set_field(spec, "network.oversubscription", "3/2");
+  const Scenario back = load_scenario_text(system_yaml("dgx-h100", spec) + kOneCollective, "written.yaml");
+  CHECK(back.system.cluster.nodes == 4);
+  CHECK(back.system.cluster.network.oversubscription == 1.5);
+  check_same_fields(system_fields(), spec, back.system.cluster);
+}
+
+TEST_CASE("round trip: every packet profile's fabric section reads back field by field", "[scenario]") {
+  for (const char* profile : {"roce", "roce-paper", "roce-lossy", "ib", "tcp"}) {
+    INFO(profile);
+    const packet::PacketConfig config = packet::packet_profile(profile);
+    const std::string text = packet_config_yaml(config);
+    const std::string system = "system: {topology: single-switch, ranks: 4, link: {rate: 100Gbps, latency: 1us}}\n";
+    const Scenario back = load_scenario_text(fmt::format("{}{}{}", system, text, kOneCollective), "written.yaml");
+    REQUIRE(back.fabric == "packet");
+    REQUIRE(back.fabric_options.packet);
+    check_same_fields(packet::packet_fields(), config, *back.fabric_options.packet);
+    CHECK(packet_config_yaml(*back.fabric_options.packet) == text);
+  }
 }
