@@ -1,6 +1,7 @@
 #include "scenarios/yaml_reader.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -20,7 +21,9 @@ SourceLocation mark_location(const std::string& source, const YAML::Mark& mark) 
 }  // namespace
 
 YamlMap::YamlMap(YAML::Node node, std::shared_ptr<const std::string> source)
-    : node_(std::move(node)), source_(std::move(source)), read_(std::make_shared<std::set<std::string>>()) {}
+    : node_(std::make_shared<const YAML::Node>(std::move(node))),
+      source_(std::move(source)),
+      read_(std::make_shared<std::set<std::string>>()) {}
 
 YamlMap YamlMap::parse(const std::string& text, const std::string& source) {
   auto name = std::make_shared<const std::string>(source);
@@ -44,7 +47,7 @@ YamlMap YamlMap::load_file(const std::string& path) {
 }
 
 YamlMap& YamlMap::operator=(const YamlMap& other) {
-  node_.reset(other.node_);
+  node_ = other.node_;  // rebinds; the node itself is never assigned
   source_ = other.source_;
   read_ = other.read_;
   overlay_ = other.overlay_;
@@ -74,7 +77,7 @@ bool YamlMap::overlaid_below(const std::string& key) const {
 
 YamlMap YamlMap::with_value(const std::string& dotted, const YamlMap& from, const std::string& key) const {
   // Refuse a path through a scalar of the file ("workload.model.layers" when model: is a name).
-  YAML::Node at = node_;
+  YAML::Node at = *node_;
   size_t start = 0;
   for (size_t dot = dotted.find('.'); dot != std::string::npos; dot = dotted.find('.', start)) {
     const std::string part = dotted.substr(start, dot - start);
@@ -93,11 +96,11 @@ YamlMap YamlMap::with_value(const std::string& dotted, const YamlMap& from, cons
 }
 
 SourceLocation YamlMap::location(const std::string& key) const {
-  YAML::Mark mark = node_.Mark();
+  YAML::Mark mark = node_->Mark();
   if (const YAML::Node* v = key.empty() ? nullptr : overlaid(key)) {
     mark = v->Mark();
-  } else if (!key.empty() && node_.IsMap() && node_[key]) {
-    mark = node_[key].Mark();
+  } else if (!key.empty() && node_->IsMap() && (*node_)[key]) {
+    mark = (*node_)[key].Mark();
   }
   return mark_location(*source_, mark);
 }
@@ -112,13 +115,13 @@ void YamlMap::fail(const std::string& key, const std::string& message) const { t
 
 bool YamlMap::has(const std::string& key) const {
   read_->insert(key);
-  return overlaid(key) || overlaid_below(key) || (node_.IsMap() && node_[key]);
+  return overlaid(key) || overlaid_below(key) || (node_->IsMap() && (*node_)[key]);
 }
 
 bool YamlMap::is_map(const std::string& key) const {
   if (!has(key)) return false;
   if (const YAML::Node* v = overlaid(key)) return v->IsMap();
-  return overlaid_below(key) || node_[key].IsMap();
+  return overlaid_below(key) || (*node_)[key].IsMap();
 }
 
 bool YamlMap::is_list(const std::string& key) const { return has(key) && value(key).IsSequence(); }
@@ -134,8 +137,8 @@ std::string YamlMap::key_text(const YAML::Node& key) const {
 
 std::vector<std::string> YamlMap::keys() const {
   std::vector<std::string> out;
-  if (node_.IsMap()) {
-    for (const auto& entry : node_) out.push_back(key_text(entry.first));
+  if (node_->IsMap()) {
+    for (const auto& entry : *node_) out.push_back(key_text(entry.first));
   }
   if (!overlay_) return out;
   for (auto it = overlay_->lower_bound(prefix_); it != overlay_->end() && it->first.starts_with(prefix_); ++it) {
@@ -149,11 +152,11 @@ std::vector<std::string> YamlMap::keys() const {
 YAML::Node YamlMap::value(const std::string& key) const {
   read_->insert(key);
   if (const YAML::Node* o = overlaid(key)) return *o;
-  YAML::Node v = node_.IsMap() ? node_[key] : YAML::Node();
+  YAML::Node v = node_->IsMap() ? (*node_)[key] : YAML::Node();
   if (v) return v;
   if (overlaid_below(key)) return YAML::Node(YAML::NodeType::Map);  // a map only the overlay fills
   std::string message = "missing (this key is required here)";
-  for (const auto& entry : node_.IsMap() ? node_ : YAML::Node(YAML::NodeType::Map)) {
+  for (const auto& entry : node_->IsMap() ? *node_ : YAML::Node(YAML::NodeType::Map)) {
     if (!entry.first.IsScalar()) continue;  // reported by reject_unknown_keys
     std::string other = entry.first.Scalar();
     if (!read_->count(other) && edit_distance(other, key) <= 2) {
@@ -267,8 +270,8 @@ std::vector<YamlMap> YamlMap::list_of_maps(const std::string& key) const {
 }
 
 void YamlMap::reject_unknown_keys() const {
-  if (node_.IsMap()) {
-    for (const auto& entry : node_) {
+  if (node_->IsMap()) {
+    for (const auto& entry : *node_) {
       std::string key = key_text(entry.first);
       if (!read_->count(key)) {
         throw ConfigError(mark_location(*source_, entry.first.Mark()), prefix_ + key,

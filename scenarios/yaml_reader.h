@@ -2,7 +2,6 @@
 // nobody read are reported as unknown. Models never see YAML or strings.
 #pragma once
 
-#include <yaml-cpp/yaml.h>
 #include <map>
 #include <memory>
 #include <set>
@@ -11,6 +10,10 @@
 
 #include "sim/core/errors.h"
 #include "sim/core/units.h"
+
+namespace YAML {  // NOLINT(readability-identifier-naming): yaml-cpp's namespace
+class Node;       // yaml-cpp stays private to this layer: only yaml_reader.cpp and the writers see it
+}  // namespace YAML
 
 namespace weft {
 
@@ -77,7 +80,7 @@ class YamlMap {
   std::string key_text(const YAML::Node& key) const;
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
 
-  YAML::Node node_;
+  std::shared_ptr<const YAML::Node> node_;  // shared by copies; never assigned through
   std::shared_ptr<const std::string> source_;
   std::shared_ptr<std::set<std::string>> read_;  // shared by copies, so reads through copies count
   std::shared_ptr<const Overlay> overlay_;       // compare: variants' values; null when none
