@@ -162,8 +162,8 @@ Lowered lower_workload(const Workload& w, const Topology& topology, const Cluste
   p.model = fmt::format("weft replay ({} fabric, {} collectives)", options.fabric, to_string(options.collectives));
   p.step_ps = r.step_time.ps();
   for (uint32_t rank = 0; rank < w.ranks(); ++rank) {
-    for (uint32_t i = 0; i < r.timings[rank].size(); ++i) {
-      const OpTiming& t = r.timings[rank][i];
+    for (uint32_t i = 0; i < r.ops.timings()[rank].size(); ++i) {
+      const OpTiming& t = r.ops.timings()[rank][i];
       p.ops.push_back({rank, i, t.issued.ps(), t.started.ps(), t.ended.ps()});
     }
   }

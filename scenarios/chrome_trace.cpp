@@ -194,9 +194,10 @@ nlohmann::json other_data(const Workload& workload, const ReplayResult& replay, 
 
 std::string chrome_trace(const Workload& workload, const ReplayResult& replay, const ChromeTraceOptions& options,
                          const BusiestLinks& links) {
-  if (replay.timings.size() != workload.ranks()) {
+  const std::vector<std::vector<OpTiming>>& timings = replay.ops.timings();
+  if (timings.size() != workload.ranks()) {
     throw ModelError(
-        fmt::format("trace: {} ranks of timings for a workload of {} ranks", replay.timings.size(), workload.ranks()));
+        fmt::format("trace: {} ranks of timings for a workload of {} ranks", timings.size(), workload.ranks()));
   }
   std::vector<std::string> labels;  // JSON-quoted once, used by every op
   labels.reserve(workload.labels.size());
@@ -205,13 +206,13 @@ std::string chrome_trace(const Workload& workload, const ReplayResult& replay, c
   std::vector<std::string> events;
   for (uint32_t r = 0; r < shown; ++r) {
     const Program& program = workload.programs[r];
-    if (replay.timings[r].size() != program.ops.size()) {
+    if (timings[r].size() != program.ops.size()) {
       throw ModelError(
-          fmt::format("trace: rank {} has {} timings for {} ops", r, replay.timings[r].size(), program.ops.size()));
+          fmt::format("trace: rank {} has {} timings for {} ops", r, timings[r].size(), program.ops.size()));
     }
     add_rank_metadata(events, r, stream_names(program));
-    add_op_events(events, r, program, replay.timings[r], labels);
-    add_counter_events(events, r, program, replay.timings[r]);
+    add_op_events(events, r, program, timings[r], labels);
+    add_counter_events(events, r, program, timings[r]);
   }
   add_link_events(events, workload.ranks(), links);
   std::string text = "{\"traceEvents\":[\n";

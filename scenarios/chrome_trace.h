@@ -3,7 +3,8 @@
 // one thread per stream ("compute", then communication streams named by their group: TP, DP, PP
 // send, ...), one complete ("X") event per op from its start to its end, and a counter track per
 // rank of the communication ops in flight by group, and a process "links" with a utilisation counter
-// in `links` (run_training's busiest links). A pure function from results to text.
+// in `links` (run_training's busiest links). A pure function from the replay's results (its op
+// timeline is the Recorder sink workloads/op_timeline.h) to text.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,7 @@ struct ChromeTraceOptions {
   uint64_t max_events = 400'000;  // op and counter events over the ranks shown
 };
 
-// Throws ModelError when `replay` does not belong to `workload` (its timings have other shapes).
+// Throws ModelError when `replay` does not belong to `workload` (its op timeline has other shapes).
 std::string chrome_trace(const Workload& workload, const ReplayResult& replay, const ChromeTraceOptions& options = {},
                          const BusiestLinks& links = {});
 

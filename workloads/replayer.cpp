@@ -17,6 +17,8 @@ struct Replayer::StreamState {
   std::vector<uint32_t> ops;  // op indices in program order
   size_t head = 0;
   bool busy = false;
+  Time issued;   // of the head, while busy
+  Time started;  // of the head, once its work began
 };
 
 struct Replayer::RankState {
@@ -68,7 +70,6 @@ Replayer::Replayer(Engine& engine, Fabric& fabric, const Topology& topology, con
       plan_options_(std::move(plan)),
       timer_(timer) {
   ranks_.resize(workload.ranks());
-  timings_.resize(workload.ranks());
   for (uint32_t r = 0; r < workload.ranks(); ++r) {
     const Program& p = workload.programs[r];
     RankState& rs = ranks_[r];
@@ -79,7 +80,6 @@ Replayer::Replayer(Engine& engine, Fabric& fabric, const Topology& topology, con
       rs.deps_left.push_back(op.dep_count);
     }
     index_dependents(p, rs.dependent_offset, rs.dependents);
-    timings_[r].resize(p.ops.size());
     ops_left_ += p.ops.size();
   }
   comm_nodes_.resize(workload.communicators.size());
@@ -115,12 +115,19 @@ void Replayer::try_start(uint32_t rank, uint8_t stream) {
   begin(rank, op);
 }
 
+Replayer::StreamState& Replayer::stream_of(uint32_t rank, uint32_t op) {
+  StreamState& s = ranks_[rank].streams[workload_.programs[rank].ops[op].stream];
+  WEFT_ASSERT(s.busy && s.ops[s.head] == op);  // only a stream's head is in flight
+  return s;
+}
+
 void Replayer::begin(uint32_t rank, uint32_t index) {
   const Op& op = workload_.programs[rank].ops[index];
-  timings_[rank][index].issued = engine_.now();
+  StreamState& s = stream_of(rank, index);
+  s.issued = engine_.now();
   switch (op.kind) {
     case OpKind::compute:
-      timings_[rank][index].started = engine_.now();
+      s.started = engine_.now();
       engine_.schedule_in(op.duration, [this, rank, index] { finish(rank, index); });
       return;
     case OpKind::collective:
@@ -135,11 +142,10 @@ void Replayer::begin(uint32_t rank, uint32_t index) {
 
 void Replayer::finish(uint32_t rank, uint32_t index) {
   const Op& op = workload_.programs[rank].ops[index];
-  timings_[rank][index].ended = engine_.now();
   end_time_ = std::max(end_time_, engine_.now());
   RankState& rs = ranks_[rank];
-  StreamState& s = rs.streams[op.stream];
-  WEFT_ASSERT(s.busy && s.ops[s.head] == index);
+  StreamState& s = stream_of(rank, index);
+  if (recorder_.wants(Hook::ops)) recorder_.on_op_done({rank, index, s.issued, s.started, engine_.now()});
   s.busy = false;
   ++s.head;
   --ops_left_;
@@ -177,7 +183,7 @@ void Replayer::launch(uint32_t comm, uint64_t seq, Instance& inst) {
   const auto [r0, i0] = inst.members.front();
   const Op& op = workload_.programs[r0].ops[i0];
   inst.start = engine_.now();
-  for (auto [r, i] : inst.members) timings_[r][i].started = inst.start;
+  for (auto [r, i] : inst.members) stream_of(r, i).started = inst.start;
   auto complete = [this, comm, seq] {
     Instance& done = instances_[comm].at(seq);
     for (auto [r, i] : done.members) finish(r, i);
@@ -239,7 +245,7 @@ void Replayer::post_p2p(uint32_t rank, uint32_t index) {
   theirs.erase(theirs.begin());
   const uint32_t src = std::get<0>(key), dst = std::get<1>(key);
   const uint32_t send_op = is_send ? index : other, recv_op = is_send ? other : index;
-  timings_[src][send_op].started = timings_[dst][recv_op].started = engine_.now();
+  stream_of(src, send_op).started = stream_of(dst, recv_op).started = engine_.now();
   auto done = [this, src, send_op, dst, recv_op] {
     finish(src, send_op);
     finish(dst, recv_op);
@@ -264,7 +270,6 @@ void Replayer::post_p2p(uint32_t rank, uint32_t index) {
 ReplayResult Replayer::take_result() {
   ReplayResult result;
   result.step_time = end_time_ - start_time_;
-  result.timings = std::move(timings_);
   for (auto& [key, stat] : stats_) result.collectives.push_back(stat);
   result.fabric = fabric_.stats();
   result.events = engine_.events_processed();
@@ -293,6 +298,8 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
   validate(workload);
   Simulation sim(topology, options);
   Engine& engine = sim.engine();
+  OpTimeline ops(workload);
+  sim.recorder().add_sink(ops);
   for (RecorderSink* sink : options.sinks) sim.recorder().add_sink(*sink);
   std::unique_ptr<CollectiveTimer> timer =
       make_collective_timer(options.collectives, sim, options.calibration, topology);
@@ -312,7 +319,9 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
   if (!replayer.done()) {
     throw ConfigError(fmt::format("workload '{}' cannot finish: {}", workload.name, replayer.stuck()));
   }
-  return replayer.take_result();
+  ReplayResult result = replayer.take_result();
+  result.ops = std::move(ops);
+  return result;
 }
 
 }  // namespace weft

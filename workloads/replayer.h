@@ -2,8 +2,8 @@
 // when every rank of its communicator has reached it (the n-th collective of a communicator on each
 // rank is one instance) and runs through the collectives layer (NCCL's tuner, the algorithm's
 // Schedule, the ScheduleExecutor) on the shared fabric; a send starts when its recv is posted too
-// (NCCL's rendezvous) and moves as one transfer. Ops record when they were issued, when their
-// transfer or kernel really started and when they ended.
+// (NCCL's rendezvous) and moves as one transfer. Each op, when it ends, is reported to the Recorder
+// (Hook::ops) with when it was issued, when its transfer or kernel really started and when it ended.
 #pragma once
 
 #include <functional>
@@ -21,15 +21,10 @@
 #include "sim/fabric_registry.h"
 #include "sim/simulation.h"
 #include "workloads/collective_timer.h"
+#include "workloads/op_timeline.h"
 #include "workloads/program.h"
 
 namespace weft {
-
-struct OpTiming {
-  Time issued;   // head of its stream with its dependencies done (a collective: this rank arrived)
-  Time started;  // the work began: compute at once; communication when every party was there
-  Time ended;
-};
 
 // One row per (communicator group, op, bytes, what ran): how often and for how long.
 struct CollectiveStat {
@@ -43,8 +38,8 @@ struct CollectiveStat {
 };
 
 struct ReplayResult {
-  Time step_time;                              // first op issued -> last op ended
-  std::vector<std::vector<OpTiming>> timings;  // [rank][op]
+  Time step_time;  // first op issued -> last op ended
+  OpTimeline ops;  // every op's timing, gathered through the Recorder's op hook
   std::vector<CollectiveStat> collectives;
   FabricStats fabric;
   uint64_t events = 0;
@@ -73,6 +68,7 @@ class Replayer {
   struct PlanEntry;
   using P2pKey = std::tuple<uint32_t, uint32_t, uint32_t>;  // (src, dst, tag)
 
+  StreamState& stream_of(uint32_t rank, uint32_t op);
   void try_start(uint32_t rank, uint8_t stream);
   void begin(uint32_t rank, uint32_t op);
   void finish(uint32_t rank, uint32_t op);
@@ -100,7 +96,6 @@ class Replayer {
   uint64_t ops_left_ = 0;
   Time start_time_;
   Time end_time_;
-  std::vector<std::vector<OpTiming>> timings_;
 };
 
 // The run's setup (fabric, seed, fabric and router options), and how to replay on it.

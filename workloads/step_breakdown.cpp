@@ -70,7 +70,7 @@ StepBreakdown breakdown(const Workload& workload, const ReplayResult& result, do
   TimeSplit sum;
   std::array<Time, kCommGroups> communication{};
   for (uint32_t r = 0; r < workload.ranks(); ++r) {
-    TimeSplit s = split_rank(workload.programs[r], result.timings[r], result.step_time, communication);
+    TimeSplit s = split_rank(workload.programs[r], result.ops.timings()[r], result.step_time, communication);
     sum.compute += s.compute;
     sum.idle += s.idle;
     for (size_t g = 0; g < kCommGroups; ++g) sum.exposed[g] += s.exposed[g];

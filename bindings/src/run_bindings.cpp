@@ -99,7 +99,7 @@ py::dict RunHandle::ops(size_t i, const std::vector<uint32_t>& asked, uint64_t l
   py::dict out;
   if (!r.training) return out;
   const Workload& w = *r.training->workload;
-  const auto& timings = r.training->replay.timings;
+  const auto& timings = r.training->replay.ops.timings();
   std::vector<uint32_t> ranks = asked;
   if (ranks.empty()) {
     for (uint32_t k = 0; k < w.ranks(); ++k) ranks.push_back(k);

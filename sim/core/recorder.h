@@ -49,18 +49,29 @@ struct LinkBytes {
   double bytes = 0;
 };
 
+// One op of a replayed program ended (workloads/replayer.h): its rank, its index in the rank's
+// program, and when it was issued, really started and ended.
+struct OpRecord {
+  uint32_t rank = 0;
+  uint32_t op = 0;
+  Time issued;
+  Time started;
+  Time ended;
+};
+
 // What a sink listens to, as bits of RecorderSink::hooks().
-enum class Hook : uint8_t { transfers = 1, collectives = 2, queue_samples = 4, link_bytes = 8 };
+enum class Hook : uint8_t { transfers = 1, collectives = 2, queue_samples = 4, link_bytes = 8, ops = 16 };
 
 class RecorderSink {
  public:
   virtual ~RecorderSink() = default;
-  // A set of Hook bits; the default, every hook but link bytes (the per-transfer records).
+  // A set of Hook bits; the default, every hook but link bytes and ops (the per-transfer records).
   virtual uint8_t hooks() const { return kRecordHooks; }
   virtual void on_transfer_done(const TransferRecord&) {}
   virtual void on_collective_done(const CollectiveRecord&) {}
   virtual void on_queue_sample(const QueueSample&) {}
   virtual void on_link_bytes(const LinkBytes&) {}
+  virtual void on_op_done(const OpRecord&) {}
 
   static constexpr uint8_t kRecordHooks = static_cast<uint8_t>(Hook::transfers) |
                                           static_cast<uint8_t>(Hook::collectives) |
@@ -100,6 +111,9 @@ class Recorder {
   }
   void on_link_bytes(const LinkBytes& r) {
     for (RecorderSink* s : sinks_) s->on_link_bytes(r);
+  }
+  void on_op_done(const OpRecord& r) {
+    for (RecorderSink* s : sinks_) s->on_op_done(r);
   }
 
  private:

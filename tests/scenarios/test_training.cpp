@@ -199,8 +199,41 @@ TEST_CASE("Replay: same workload, same seed, same timings", "[validation]") {
   Topology t = build_cluster(c);
   ReplayResult a = replay(w, t, c), b = replay(w, t, c);
   REQUIRE(a.step_time == b.step_time);
-  for (size_t r = 0; r < a.timings.size(); ++r) {
-    for (size_t i = 0; i < a.timings[r].size(); ++i) REQUIRE(a.timings[r][i].ended == b.timings[r][i].ended);
+  for (size_t r = 0; r < a.ops.timings().size(); ++r) {
+    for (size_t i = 0; i < a.ops.timings()[r].size(); ++i)
+      REQUIRE(a.ops.timings()[r][i].ended == b.ops.timings()[r][i].ended);
+  }
+}
+
+TEST_CASE("Replay: each op leaves through the Recorder once, as the result's timeline holds it", "[unit]") {
+  TrainingSpec s = spec_for({.tp = 2, .dp = 2, .pp = 2}, 4);
+  Workload w = generate(s);
+  ClusterSpec c = dgx(1);
+  Topology t = build_cluster(c);
+  struct Counting : OpTimeline {
+    using OpTimeline::OpTimeline;
+    void on_op_done(const OpRecord& r) override {
+      ++seen;
+      OpTimeline::on_op_done(r);
+    }
+    size_t seen = 0;
+  } mine(w);
+  ReplayOptions options;
+  options.sinks.push_back(&mine);
+  const ReplayResult r = replay(w, t, c, options);
+  size_t ops = 0;
+  for (const Program& p : w.programs) ops += p.ops.size();
+  CHECK(mine.seen == ops);
+  REQUIRE(mine.timings().size() == w.ranks());
+  for (uint32_t rank = 0; rank < w.ranks(); ++rank) {
+    for (size_t i = 0; i < w.programs[rank].ops.size(); ++i) {
+      const OpTiming &a = mine.timings()[rank][i], &b = r.ops.timings()[rank][i];
+      CHECK(a.issued == b.issued);
+      CHECK(a.started == b.started);
+      CHECK(a.ended == b.ended);
+      CHECK(a.issued <= a.started);
+      CHECK(a.started <= a.ended);
+    }
   }
 }
 
