@@ -11,6 +11,7 @@ using Action = std::function<void()>;
 Action add_collective_command(CLI::App& app);
 Action add_run_command(CLI::App& app);
 Action add_systems_command(CLI::App& app);
+Action add_fields_command(CLI::App& app);
 Action add_topo_command(CLI::App& app);
 Action add_trace_command(CLI::App& app);
 Action add_plan_command(CLI::App& app);

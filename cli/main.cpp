@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   weft::cli::Action collective = weft::cli::add_collective_command(app);
   weft::cli::Action run = weft::cli::add_run_command(app);
   weft::cli::Action systems = weft::cli::add_systems_command(app);
+  weft::cli::Action fields = weft::cli::add_fields_command(app);
   weft::cli::Action topo = weft::cli::add_topo_command(app);
   weft::cli::Action trace = weft::cli::add_trace_command(app);
   weft::cli::Action plan = weft::cli::add_plan_command(app);
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("collective")) collective();
     if (app.got_subcommand("run")) run();
     if (app.got_subcommand("systems")) systems();
+    if (app.got_subcommand("fields")) fields();
     if (app.got_subcommand("topo")) topo();
     if (app.got_subcommand("trace")) trace();
     if (app.got_subcommand("plan")) plan();

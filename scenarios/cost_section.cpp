@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "cost/assumption_fields.h"
 #include "sim/core/errors.h"
 
 namespace weft::cost {
@@ -63,18 +64,17 @@ PriceBook with_overrides(PriceBook book, const YamlMap& cost_section) {
 CostSettings read_cost_section(const YamlMap& cost_section, PriceBook defaults) {
   CostSettings s;
   // Each field is checked alone against the defaults of the others, so the error points at it.
-  auto read = [&](const char* key, double CostAssumptions::*field) {
-    if (!cost_section.has(key)) return;
-    CostAssumptions one;
-    one.*field = cost_section.real(key);
-    at(cost_section.location(key), [&] { validate(one); });
-    s.assumptions.*field = one.*field;
-  };
-  read("years", &CostAssumptions::years);
-  read("pue", &CostAssumptions::pue);
-  read("usd_per_kwh", &CostAssumptions::usd_per_kwh);
-  read("load", &CostAssumptions::load);
-  read("utilisation", &CostAssumptions::utilisation);
+  for (const Field<CostAssumptions>& f : assumption_fields()) {
+    const std::string key(f.key);
+    if (!cost_section.has(key)) continue;
+    const std::string text = cost_section.string(key);
+    at(cost_section.location(key), [&] {
+      CostAssumptions one;
+      f.set(one, key, text);
+      validate(one);
+      f.set(s.assumptions, key, text);
+    });
+  }
   s.prices = with_overrides(std::move(defaults), cost_section);
   cost_section.reject_unknown_keys();
   return s;

@@ -53,6 +53,12 @@ void emit(YAML::Emitter& out, const Level& level) {
 
 }  // namespace
 
+void require_keys(const YamlMap& m, std::span<const char* const> keys) {
+  for (const char* key : keys) {
+    if (!m.has(key)) (void)m.string(key);  // throws "missing", naming a near key
+  }
+}
+
 std::string nested_yaml(const FieldValues& head, const FieldValues& values, const std::vector<std::string>& comments) {
   Level top;
   for (const auto& [key, text] : head) top.add(key, text);

@@ -7,6 +7,8 @@
 #include <type_traits>
 
 #include "scenarios/default_scenario.h"
+#include "scenarios/field_yaml.h"
+#include "scenarios/workload_fields.h"
 #include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"
 #include "sim/fabric_registry.h"
@@ -74,42 +76,11 @@ SystemSpec read_system(const YamlMap& m) {
 CollectiveSpec read_collective(const YamlMap& m, uint32_t ranks) {
   CollectiveSpec c;
   c.where = m.location();
-  const std::string op = m.string("op");
-  c.op = at(m.location("op"), [&] { return parse_collective_op(op); });
-  c.size = m.bytes("size");
-  uint64_t channels = m.unsigned_integer_or("channels", 1);
-  if (channels < 1 || channels > 64) throw m.error("channels", "expected 1 to 64");
-  c.ring.channels = static_cast<uint32_t>(channels);
-  c.ring.chunk = m.bytes_or("chunk", Bytes());
-  uint64_t root = m.unsigned_integer_or("root", 0);
-  if (root >= ranks) throw m.error("root", fmt::format("expected a rank below {}", ranks));
-  c.ring.root = static_cast<uint32_t>(root);
+  require_keys(m, kCollectiveRequired);
+  read_fields(m, collective_fields(), "", c);
+  if (c.ring.root >= ranks) throw m.error("root", fmt::format("expected a rank below {}", ranks));
   m.reject_unknown_keys();
   return c;
-}
-
-// The keys of `m` that name packet fields under `prefix` ("ecn." for a section, "" for the top
-// level): a key that is present replaces the profile's value.
-void read_packet_fields(const YamlMap& m, std::string_view prefix, packet::PacketConfig& c) {
-  for (const Field<packet::PacketConfig>& f : packet::packet_fields()) {
-    if (!f.key.starts_with(prefix)) continue;
-    const std::string key(f.key.substr(prefix.size()));
-    if (key.find('.') != std::string::npos || !m.has(key)) continue;  // another section's, or absent
-    const std::string text = m.string(key);
-    at(m.location(key), [&] { f.set(c, key, text); });
-  }
-}
-
-// Each section (`ecn:`, `pfc:`, ...) when present, its unknown keys rejected; then the top level.
-void read_packet_sections(const YamlMap& m, packet::PacketConfig& c) {
-  for (std::string_view section : packet::packet_sections()) {
-    const std::string name(section);
-    if (!m.has(name)) continue;
-    YamlMap sub = m.map(name);
-    read_packet_fields(sub, name + ".", c);
-    sub.reject_unknown_keys();
-  }
-  read_packet_fields(m, "", c);
 }
 
 // `fabric: flow`, or `fabric: {model: packet, profile: roce, ecn: {...}, ...}`; the map form
@@ -233,7 +204,7 @@ packet::PacketConfig read_packet_config(const YamlMap& m) {
   m.has("model");  // the caller's key
   std::string profile = m.string_or("profile", std::string(packet::default_packet_profile()));
   packet::PacketConfig c = at(m.location("profile"), [&] { return packet::packet_profile(profile); });
-  read_packet_sections(m, c);
+  read_field_map(m, packet::packet_fields(), c);
   m.reject_unknown_keys();
   at(m.location(), [&] { packet::validate(c); });
   return c;

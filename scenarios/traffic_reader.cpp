@@ -4,41 +4,25 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "scenarios/field_yaml.h"
+#include "scenarios/workload_fields.h"
 #include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"
 
 namespace weft {
 namespace {
 
-TrafficKind parse_kind(const YamlMap& m) {
-  std::string s = m.string("traffic");
-  if (s == "incast") return TrafficKind::incast;
-  if (s == "permutation") return TrafficKind::permutation;
-  if (s == "all_to_all") return TrafficKind::all_to_all;
-  if (s == "flows") return TrafficKind::flows;
-  throw m.error("traffic", fmt::format("unknown pattern '{}' (expected incast, permutation, all_to_all or flows)", s));
+// A rank of the system, at `key` of `m`.
+void check_rank(const YamlMap& m, const std::string& key, uint64_t rank, uint32_t ranks) {
+  if (rank >= ranks) {
+    throw m.error(key, fmt::format("rank {} is out of range (the system has ranks 0 to {})", rank, ranks - 1));
+  }
 }
 
 uint32_t read_rank(const YamlMap& m, const std::string& key, uint32_t ranks) {
-  uint64_t r = m.unsigned_integer(key);
-  if (r >= ranks) {
-    throw m.error(key, fmt::format("rank {} is out of range (the system has ranks 0 to {})", r, ranks - 1));
-  }
+  const uint64_t r = m.unsigned_integer(key);
+  check_rank(m, key, r, ranks);
   return static_cast<uint32_t>(r);
-}
-
-Bytes read_flow_bytes(const YamlMap& m) {
-  Bytes b = m.bytes("bytes");
-  if (b.count() == 0) throw m.error("bytes", "expected a size above zero");
-  return b;
-}
-
-uint8_t read_priority(const YamlMap& m) {
-  uint64_t p = m.unsigned_integer_or("priority", 0);
-  if (p >= packet::kPriorities) {
-    throw m.error("priority", fmt::format("expected a traffic class 0 to {}, got {}", packet::kPriorities - 1, p));
-  }
-  return static_cast<uint8_t>(p);
 }
 
 // Why rank r cannot be one more incast sender ("" when it can); `seen` has one entry per rank.
@@ -78,12 +62,11 @@ std::vector<uint32_t> read_senders(const YamlMap& m, uint32_t receiver, uint32_t
 
 FlowSpec read_flow(const YamlMap& m, uint32_t ranks) {
   FlowSpec f;
-  f.src = read_rank(m, "src", ranks);
-  f.dst = read_rank(m, "dst", ranks);
+  require_keys(m, kFlowRequired);
+  read_fields(m, flow_fields(), "", f);
+  check_rank(m, "src", f.src, ranks);
+  check_rank(m, "dst", f.dst, ranks);
   if (f.src == f.dst) throw m.error("dst", fmt::format("the same rank as src ({})", f.src));
-  f.bytes = read_flow_bytes(m);
-  f.start = m.time_or("start", Time());
-  f.priority = read_priority(m);
   m.reject_unknown_keys();
   return f;
 }
@@ -93,24 +76,27 @@ FlowSpec read_flow(const YamlMap& m, uint32_t ranks) {
 TrafficSpec read_traffic(const YamlMap& w, uint32_t ranks) {
   TrafficSpec t;
   t.where = w.location("traffic");
-  t.kind = parse_kind(w);
+  require_keys(w, std::span(kTrafficRequired).first(1));
   if (ranks < 2) {
     throw ConfigError(t.where, "traffic", fmt::format("needs at least 2 ranks, the system has {}", ranks));
   }
+  const std::span<const Field<TrafficSpec>> fields = traffic_fields();
+  read_fields(w, fields.first(1), "", t);  // `traffic:`, which says which of the others apply
   if (t.kind == TrafficKind::flows) {
     for (const YamlMap& item : w.list_of_maps("flows")) t.flows.push_back(read_flow(item, ranks));
     if (t.flows.empty()) throw w.error("flows", "expected at least one flow");
     return t;
   }
-  t.bytes = read_flow_bytes(w);
-  t.start = w.time_or("start", Time());
-  t.priority = read_priority(w);
+  require_keys(w, kTrafficRequired);
+  for (const auto& [key, applies] : {std::pair{"stagger", TrafficKind::incast}, {"seed", TrafficKind::permutation}}) {
+    if (w.has(key) && t.kind != applies)
+      throw w.error(key, fmt::format("applies to traffic: {} only", to_string(applies)));
+  }
+  read_fields(w, fields.subspan(1), "", t);
   if (t.kind == TrafficKind::incast) {
     t.receiver = w.has("receiver") ? read_rank(w, "receiver", ranks) : 0;
     t.senders = read_senders(w, t.receiver, ranks);
-    t.stagger = w.time_or("stagger", Time());
   }
-  if (t.kind == TrafficKind::permutation && w.has("seed")) t.seed = w.unsigned_integer("seed");
   return t;
 }
 

@@ -37,11 +37,10 @@ struct TrainingWorkload {
 };
 
 // Keys: model (a name, or a map: `name:` of a catalogue model to start from and any ModelConfig
-// field), parallel {dp, tp, pp, cp, ep, zero, fsdp, sequence_parallel, schedule, virtual_stages,
-// recompute, order}, batch {global, micro}, seq_len, precision, bucket, grad_bytes,
-// capacity_factor, causal_skip, profile, collective_timing (shared | isolated). dp defaults to GPUs / (tp pp cp). Every
-// impossible plan is a ConfigError at the key's file:line:column. With `trace:` (trace_workload.h) instead of `model:`,
-// only collective_timing may sit beside it.
+// field), parallel, batch and the top-level knobs of training_fields() (workload_fields.h), plus
+// profile and calibration (files, relative to the scenario). dp defaults to GPUs / (tp pp cp).
+// Every impossible plan is a ConfigError at the key's file:line:column. With `trace:`
+// (trace_workload.h) instead of `model:`, only collective_timing and calibration may sit beside it.
 TrainingWorkload read_training(const YamlMap& workload, const SystemSpec& system);
 
 }  // namespace weft

@@ -8,7 +8,6 @@ namespace {
 constexpr std::array<std::string_view, 2> kTransports{"rdma", "dctcp"};
 constexpr std::array<std::string_view, 2> kRetransmits{"go-back-n", "selective"};
 constexpr std::array<std::string_view, 2> kSchedulers{"strict", "dwrr"};
-constexpr std::array<std::string_view, 7> kSections{"ecn", "pfc", "dcqcn", "credits", "lossy", "dctcp", "switch"};
 
 using P = PacketConfig;
 
@@ -58,6 +57,5 @@ constexpr std::array kFields = {
 }  // namespace
 
 std::span<const Field<PacketConfig>> packet_fields() { return kFields; }
-std::span<const std::string_view> packet_sections() { return kSections; }
 
 }  // namespace weft::packet

@@ -14,7 +14,4 @@ namespace weft::packet {
 // then the top-level keys.
 std::span<const Field<PacketConfig>> packet_fields();
 
-// The sections of the `fabric:` map, in the same order.
-std::span<const std::string_view> packet_sections();
-
 }  // namespace weft::packet

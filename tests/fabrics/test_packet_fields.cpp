@@ -1,12 +1,11 @@
 // The packet fabric's field table (sim/packet/packet_fields.cpp): every field of every profile
 // reads back as it shows, bad text fails naming the key, and README.md's table is the table.
 #include <catch2/catch.hpp>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "sim/core/errors.h"
 #include "sim/packet/packet_fields.h"
+#include "tests/source_file.h"
 
 using namespace weft;
 using namespace weft::packet;
@@ -48,10 +47,5 @@ TEST_CASE("Packet fields: bad text fails naming the key and what was expected", 
 }
 
 TEST_CASE("Packet fields: README.md's fabric table lists every field with its unit and doc", "[unit]") {
-  std::ifstream file(WEFT_SOURCE_DIR "/README.md");
-  REQUIRE(file);
-  std::stringstream readme;
-  readme << file.rdbuf();
-  const std::string expected = markdown_table(packet_fields());
-  CHECK(readme.str().find(expected) != std::string::npos);
+  CHECK(source_file("README.md").find(markdown_table(packet_fields())) != std::string::npos);
 }

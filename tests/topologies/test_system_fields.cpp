@@ -1,11 +1,10 @@
 // The system field table (topologies/systems.cpp): every field's value shows and reads back in the
 // one grammar, bad text fails naming the key, and README.md's table is the table.
 #include <catch2/catch.hpp>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "sim/core/errors.h"
+#include "tests/source_file.h"
 #include "topologies/systems.h"
 
 using namespace weft;
@@ -35,10 +34,5 @@ TEST_CASE("System fields: bad text fails naming the key and what was expected", 
 }
 
 TEST_CASE("System fields: README.md's table lists every field with its unit and doc", "[unit]") {
-  std::ifstream file(WEFT_SOURCE_DIR "/README.md");
-  REQUIRE(file);
-  std::stringstream readme;
-  readme << file.rdbuf();
-  const std::string expected = markdown_table(system_fields());
-  CHECK(readme.str().find(expected) != std::string::npos);
+  CHECK(source_file("README.md").find(markdown_table(system_fields())) != std::string::npos);
 }

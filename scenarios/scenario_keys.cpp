@@ -1,0 +1,83 @@
+#include "scenarios/scenario_keys.h"
+
+#include <span>
+
+#include "cost/assumption_fields.h"
+#include "scenarios/workload_fields.h"
+#include "sim/packet/packet_fields.h"
+#include "topologies/systems.h"
+
+namespace weft {
+namespace {
+
+// A section of `fields` under `prefix`; `defaults` shows each key's value when it is absent (none
+// when that depends on the system or a catalogue entry).
+template <class S>
+KeySection section(std::string name, std::string what, std::string_view prefix, std::span<const Field<S>> fields,
+                   const S* defaults) {
+  KeySection out{std::move(name), std::move(what), {}, markdown_table(fields)};
+  for (const Field<S>& f : fields) {
+    std::string doc(f.doc);
+    if (f.range.bounded()) doc += " (" + describe(f.range) + ")";
+    out.rows.push_back({std::string(prefix) + std::string(f.key), std::string(f.unit),
+                        defaults != nullptr ? f.show(*defaults) : std::string(), std::move(doc)});
+  }
+  return out;
+}
+
+// The keys without a default say so in the default column.
+void mark_required(KeySection& section, std::span<const char* const> keys) {
+  for (KeyRow& row : section.rows) {
+    for (const char* key : keys) {
+      if (row.key.ends_with(std::string(".") + key)) {
+        row.fallback = "(required)";
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<KeySection> scenario_keys() {
+  const packet::PacketConfig packet = packet::packet_profile(packet::default_packet_profile());
+  const CollectiveSpec collective;
+  const TrafficSpec traffic;
+  const FlowSpec flow;
+  const TrainingWorkload training;
+  const cost::CostAssumptions assumptions;
+  std::vector<KeySection> out;
+  out.push_back(section<ClusterSpec>("system",
+                                     "a catalogue system's fields (system: {name: NAME, node: {...}, "
+                                     "network: {...}}); values: weft systems --fields --system NAME",
+                                     "system.", system_fields(), nullptr));
+  out.push_back(
+      section<packet::PacketConfig>("fabric",
+                                    fmt::format("fabric: {{model: packet, profile: NAME, ...}}; defaults of profile {}",
+                                                packet::default_packet_profile()),
+                                    "fabric.", packet::packet_fields(), &packet));
+  out.push_back(section<CollectiveSpec>("workload.collectives", "each item of workload: {collectives: [...]}",
+                                        "workload.collectives[].", collective_fields(), &collective));
+  mark_required(out.back(), kCollectiveRequired);
+  out.push_back(section<TrafficSpec>("workload.traffic",
+                                     "workload: {traffic: KIND, ...}; incast adds receiver (default 0) and senders "
+                                     "(a count or a list of ranks)",
+                                     "workload.", traffic_fields(), &traffic));
+  mark_required(out.back(), kTrafficRequired);
+  out.push_back(section<FlowSpec>("workload.flows", "each item of workload: {traffic: flows, flows: [...]}",
+                                  "workload.flows[].", flow_fields(), &flow));
+  mark_required(out.back(), kFlowRequired);
+  out.push_back(section<TrainingWorkload>("workload.training",
+                                          "workload: {model: NAME or {name: NAME, ...}, parallel: {...}, batch: "
+                                          "{...}, ...}; also profile: and calibration: (files)",
+                                          "workload.", training_fields(), &training));
+  for (KeyRow& row : out.back().rows) {  // the model's come from the catalogue, dp and seq_len from others
+    if (row.key.starts_with("workload.model.") || row.key == "workload.parallel.dp" || row.key == "workload.seq_len") {
+      row.fallback.clear();
+    }
+  }
+  out.push_back(section<cost::CostAssumptions>("cost", "cost: {...}; also prices: {CATEGORY: {ITEM: USD or {...}}}",
+                                               "cost.", cost::assumption_fields(), &assumptions));
+  return out;
+}
+
+}  // namespace weft
