@@ -1,7 +1,8 @@
 // weft validate FILE: loads a scenario and every compare: variant and checks them without
 // simulating. Loading already checks keys, units and plans (ConfigError with file:line:column);
 // this adds what a run would find before its first event: each system builds, and the fabric can
-// run as many simulations as the workload asks for in one process.
+// run as many simulations as the workload asks for in one process. --resolved prints the scenario
+// as read instead, every key written out.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "scenarios/scenario.h"
+#include "scenarios/scenario_yaml.h"
 #include "sim/fabric_registry.h"
 
 namespace weft::cli {
@@ -26,8 +28,19 @@ void check_runnable(const Scenario& s) {
   }
 }
 
-void validate(const std::string& file) {
-  const Scenario scenario = load_scenario_file(file);
+struct ValidateArgs {
+  std::string file;
+  bool resolved = false;
+};
+
+void validate(const ValidateArgs& args) {
+  const Scenario scenario = load_scenario_file(args.file);
+  if (args.resolved) {
+    check_runnable(scenario);
+    fmt::print("{}", scenario_yaml(scenario));
+    return;
+  }
+  const std::string& file = args.file;
   std::vector<std::string> names{fmt::format("'{}'", scenario.baseline)};  // quoted: names may hold commas
   check_runnable(scenario);
   for (const ScenarioVariant& v : scenario.compare) {
@@ -40,11 +53,13 @@ void validate(const std::string& file) {
 }  // namespace
 
 Action add_validate_command(CLI::App& app) {
-  auto file = std::make_shared<std::string>();
+  auto args = std::make_shared<ValidateArgs>();
   CLI::App* cmd =
       app.add_subcommand("validate", "Check a scenario file and its compare: variants without running them");
-  cmd->add_option("file", *file, "Scenario file (YAML)")->required();
-  return [file] { validate(*file); };
+  cmd->add_option("file", args->file, "Scenario file (YAML)")->required();
+  cmd->add_flag("--resolved", args->resolved,
+                "Print the scenario as read, every key written out (defaults included); it reads back the same");
+  return [args] { validate(*args); };
 }
 
 }  // namespace weft::cli

@@ -66,6 +66,7 @@ std::filesystem::path beside_scenario(const YamlMap& w, const std::string& key) 
 // either may be named. Sets the compute profile and the network fits it finds.
 void read_calibration(const YamlMap& w, TrainingWorkload& t) {
   const std::filesystem::path path = beside_scenario(w, "calibration");
+  t.calibration_file = path.string();
   const SourceLocation where = w.location("calibration");
   if (!std::filesystem::exists(path)) throw ConfigError(where, "calibration", fmt::format("no file {}", path.string()));
   const bool network_file = YamlMap::load_file(path.string()).string_or("format", "") == "weft-network-profile";
@@ -126,6 +127,7 @@ TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
   t.profile = default_compute_profile();
   if (w.has("profile")) {
     const std::filesystem::path path = beside_scenario(w, "profile");
+    t.profile_file = path.string();
     t.profile = at(w.location("profile"), [&] { return load_compute_profile(path.string()); });
   }
   if (w.has("calibration")) read_calibration(w, t);

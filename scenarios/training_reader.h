@@ -34,6 +34,10 @@ struct TrainingWorkload {
   // profile, and the measured latency/bandwidth fits of profile.network.yaml (beside it, or the
   // file itself when it is one) time the collectives and sends that were measured.
   std::shared_ptr<const NetworkCalibration> network;
+  // The files `profile:` and `calibration:` named, resolved beside the scenario ("" when absent),
+  // for writing the scenario back (scenario_yaml.h).
+  std::string profile_file;
+  std::string calibration_file;
 };
 
 // Keys: model (a name, or a map: `name:` of a catalogue model to start from and any ModelConfig

@@ -88,6 +88,14 @@ cmp -s "$work/a.json" "$work/b.json" || fail "collective JSON differs between id
 "$weft" run "$source_dir/scenarios/examples/collectives-8gpu.yaml" --format json >"$work/d.json"
 cmp -s "$work/c.json" "$work/d.json" || fail "run JSON differs between identical runs"
 
+# A scenario written out (validate --resolved) runs to the same numbers; only its source differs.
+for f in default.yaml incast-roce.yaml dgx-h100-2nodes.yaml examples/collectives-8gpu.yaml; do
+  "$weft" validate --resolved "$source_dir/scenarios/$f" >"$work/resolved.yaml" || fail "resolved $f: exit $?"
+  "$weft" run "$source_dir/scenarios/$f" --format json | grep -v '"source"' >"$work/as-read.json"
+  "$weft" run "$work/resolved.yaml" --format json | grep -v '"source"' >"$work/as-written.json"
+  cmp -s "$work/as-read.json" "$work/as-written.json" || fail "resolved $f: the written scenario runs otherwise"
+done
+
 # Bad command-line values.
 expect_error bad-rate 'link-rate.*400Gbps' "$weft" collective --link-rate fast
 expect_error bad-latency 'latency' "$weft" collective --latency 3parsecs
