@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/core/engine.h"
+#include "sim/core/fabric_stats.h"
 #include "sim/core/inline_function.h"
 #include "sim/core/recorder.h"
 #include "sim/core/units.h"
@@ -48,25 +49,6 @@ struct GroupTransfer {
 
 // Called once, when the transfer's last byte has arrived at dst (engine time = arrival time).
 using OnTransferDone = InlineFunction<void(), 24>;
-
-struct FabricStats {
-  uint64_t transfers_started = 0;
-  uint64_t transfers_done = 0;
-  Bytes bytes_delivered;
-  uint64_t rate_solves = 0;    // flow-level: max-min recomputations (one per touched component)
-  uint64_t flows_rerated = 0;  // flow-level: flows whose rate was recomputed
-  // Packet-level counters (zero for the other models).
-  uint64_t packets_sent = 0;  // data packets injected by senders (retransmissions included)
-  uint64_t packet_hops = 0;   // packets (data and control) that crossed one link
-  uint64_t drops = 0;         // packets dropped (lossy Ethernet, or a lossless violation)
-  uint64_t retransmits = 0;   // data packets sent again
-  uint64_t ecn_marks = 0;
-  uint64_t cnps = 0;          // congestion notification packets sent
-  uint64_t pause_frames = 0;  // PFC pause frames sent (XOFF and refreshes)
-  Time paused_time;           // sum over ports and priorities of time spent paused
-  Bytes max_queue;            // deepest egress queue seen
-  bool deadlocked = false;    // PFC pauses formed a cycle and nothing could move
-};
 
 // Per directed link (packet and flow models; the others report none). The flow model counts
 // payload and derives packets and wire bytes from each link's MTU and header; the rest stays 0.

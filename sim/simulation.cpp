@@ -20,6 +20,11 @@ Simulation::Simulation(std::shared_ptr<Router> router, const SimulationSetup& se
 
 Simulation::~Simulation() = default;
 
+void Simulation::run() {
+  fabric_->run(engine_);
+  if (recorder_.wants(Hook::runs)) recorder_.on_run_done({fabric_->stats(), engine_.events_processed(), engine_.now()});
+}
+
 std::unique_ptr<Simulation> Simulation::isolated() {
   if (find_fabric(setup_.fabric).once_per_process) {
     throw ConfigError(fmt::format("the {} fabric runs one simulation per process: no isolated runs", setup_.fabric));

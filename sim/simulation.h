@@ -40,8 +40,9 @@ class Simulation {
   Recorder& recorder() { return recorder_; }
   const SimulationSetup& setup() const { return setup_; }
 
-  // Runs the engine (and the fabric's own clock, if it has one) until nothing is left to do.
-  void run() { fabric_->run(engine_); }
+  // Runs the engine (and the fabric's own clock, if it has one) until nothing is left to do, then
+  // tells the Recorder (RunRecord: the fabric's counters, the events, the end time).
+  void run();
 
   // A run of its own on the same topology and setup, with nobody recording: e.g. a collective
   // timed alone, away from the traffic of this one. Isolated runs share one router of their own

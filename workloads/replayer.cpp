@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <initializer_list>
 #include <optional>
 
 #include "sim/core/errors.h"
@@ -187,18 +188,11 @@ void Replayer::launch(uint32_t comm, uint64_t seq, Instance& inst) {
   auto complete = [this, comm, seq] {
     Instance& done = instances_[comm].at(seq);
     for (auto [r, i] : done.members) finish(r, i);
-    if (done.plan) {
+    if (done.plan && recorder_.wants(Hook::comms)) {
       const Op& o = workload_.programs[done.members.front().first].ops[done.members.front().second];
-      auto key = std::make_tuple(workload_.communicators[comm].group, o.collective, done.bytes.count(),
-                                 done.plan->plan.label + (done.calibrated ? " calibrated" : ""));
-      CollectiveStat& stat = stats_[key];
-      stat = {std::get<0>(key),
-              o.collective,
-              done.bytes,
-              static_cast<uint32_t>(done.members.size()),
-              std::get<3>(key),
-              stat.count + 1,
-              stat.total + (engine_.now() - done.start)};
+      recorder_.on_comm_done({to_string(workload_.communicators[comm].group), to_string(o.collective), done.bytes,
+                              static_cast<uint32_t>(done.members.size()), done.plan->plan.label, done.calibrated,
+                              done.start, engine_.now()});
     }
     // The executor is still on the call stack: free it in an event of its own.
     engine_.schedule_in(Time(), [this, comm, seq] { instances_[comm].erase(seq); });
@@ -267,15 +261,6 @@ void Replayer::post_p2p(uint32_t rank, uint32_t index) {
   fabric_.start(t, std::move(done));
 }
 
-ReplayResult Replayer::take_result() {
-  ReplayResult result;
-  result.step_time = end_time_ - start_time_;
-  for (auto& [key, stat] : stats_) result.collectives.push_back(stat);
-  result.fabric = fabric_.stats();
-  result.events = engine_.events_processed();
-  return result;
-}
-
 std::string Replayer::stuck() const {
   for (uint32_t r = 0; r < ranks_.size(); ++r) {
     for (const StreamState& s : ranks_[r].streams) {
@@ -299,7 +284,9 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
   Simulation sim(topology, options);
   Engine& engine = sim.engine();
   OpTimeline ops(workload);
-  sim.recorder().add_sink(ops);
+  CollectiveTally tally;
+  RunTotals totals;
+  for (RecorderSink* sink : std::initializer_list<RecorderSink*>{&ops, &tally, &totals}) sim.recorder().add_sink(*sink);
   for (RecorderSink* sink : options.sinks) sim.recorder().add_sink(*sink);
   std::unique_ptr<CollectiveTimer> timer =
       make_collective_timer(options.collectives, sim, options.calibration, topology);
@@ -319,9 +306,7 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
   if (!replayer.done()) {
     throw ConfigError(fmt::format("workload '{}' cannot finish: {}", workload.name, replayer.stuck()));
   }
-  ReplayResult result = replayer.take_result();
-  result.ops = std::move(ops);
-  return result;
+  return {replayer.step_time(), std::move(ops), tally.stats(), totals.last.fabric, totals.last.events};
 }
 
 }  // namespace weft

@@ -3,7 +3,8 @@
 // rank is one instance) and runs through the collectives layer (NCCL's tuner, the algorithm's
 // Schedule, the ScheduleExecutor) on the shared fabric; a send starts when its recv is posted too
 // (NCCL's rendezvous) and moves as one transfer. Each op, when it ends, is reported to the Recorder
-// (Hook::ops) with when it was issued, when its transfer or kernel really started and when it ended.
+// (Hook::ops) with when it was issued, when its transfer or kernel really started and when it ended,
+// and each collective, when its last member's op ends (Hook::comms).
 #pragma once
 
 #include <functional>
@@ -20,26 +21,18 @@
 #include "sim/fabric.h"
 #include "sim/fabric_registry.h"
 #include "sim/simulation.h"
+#include "workloads/collective_tally.h"
 #include "workloads/collective_timer.h"
 #include "workloads/op_timeline.h"
 #include "workloads/program.h"
 
 namespace weft {
 
-// One row per (communicator group, op, bytes, what ran): how often and for how long.
-struct CollectiveStat {
-  CommGroup group = CommGroup::other;
-  CollectiveOp op = CollectiveOp::all_reduce;
-  Bytes bytes;
-  uint32_t ranks = 0;
-  std::string algorithm;  // the plan's label ("NVLS/Simple x16", "p2p")
-  uint64_t count = 0;
-  Time total;  // sum over instances of start -> end
-};
-
+// What replay() gathers from the Recorder: each op (Hook::ops), each kind of collective
+// (Hook::comms) and the run's counters (Hook::runs).
 struct ReplayResult {
   Time step_time;  // first op issued -> last op ended
-  OpTimeline ops;  // every op's timing, gathered through the Recorder's op hook
+  OpTimeline ops;
   std::vector<CollectiveStat> collectives;
   FabricStats fabric;
   uint64_t events = 0;
@@ -57,7 +50,7 @@ class Replayer {
 
   void start();
   bool done() const { return ops_left_ == 0; }
-  ReplayResult take_result();
+  Time step_time() const { return end_time_ - start_time_; }  // first op issued -> last op ended
   // When not done(): the first op still waiting for its partners, for the error message.
   std::string stuck() const;
 
@@ -91,7 +84,6 @@ class Replayer {
   std::vector<std::map<uint64_t, Instance>> instances_;  // per communicator: pending, by sequence
   std::map<std::tuple<uint32_t, CollectiveOp, uint64_t>, std::unique_ptr<PlanEntry>> plans_;
   std::map<P2pKey, std::vector<uint32_t>> posted_sends_, posted_recvs_;  // op indices, FIFO
-  std::map<std::tuple<CommGroup, CollectiveOp, uint64_t, std::string>, CollectiveStat> stats_;
   CollectiveTimer& timer_;
   uint64_t ops_left_ = 0;
   Time start_time_;

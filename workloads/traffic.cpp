@@ -109,11 +109,12 @@ class CompletionSink final : public RecorderSink {
   size_t completed = 0;
 };
 
-// One run: the simulation and the completion times its Recorder reports.
+// One run: the simulation, and the completion times and counters its Recorder reports.
 struct TrafficRun {
   TrafficRun(const std::vector<FlowSpec>& f, const Topology& topology, const SimulationSetup& setup)
       : flows(f), gpus(topology.gpus()), sim(topology, setup), completions(f.size()) {
     sim.recorder().add_sink(completions);
+    sim.recorder().add_sink(totals);
   }
 
   void start(uint32_t i) {
@@ -136,6 +137,7 @@ struct TrafficRun {
   const std::vector<NodeIndex>& gpus;
   Simulation sim;
   CompletionSink completions;
+  RunTotals totals;
 };
 
 }  // namespace
@@ -147,8 +149,8 @@ TrafficResult run_traffic(const std::vector<FlowSpec>& flows, const Topology& to
   for (uint32_t i = 0; i < flows.size(); ++i) engine.schedule_at(flows[i].start, [&run, i] { run.start(i); });
   run.sim.run();
   TrafficResult result;
-  result.fabric = run.sim.fabric().stats();
-  result.events = engine.events_processed();
+  result.fabric = run.totals.last.fabric;
+  result.events = run.totals.last.events;
   if (run.completions.completed != flows.size()) {
     throw ModelError(fmt::format("traffic: {} of {} flows never completed on the {} fabric{}",
                                  flows.size() - run.completions.completed, flows.size(), setup.fabric,

@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "sim/core/fabric_stats.h"
 #include "sim/core/units.h"
 
 namespace weft {
@@ -59,23 +61,55 @@ struct OpRecord {
   Time ended;
 };
 
+// One collective of a replayed program ended, every member's op with it (workloads/replayer.h).
+// The views are valid during the call only.
+struct CommRecord {
+  std::string_view group;  // the communicator's: "tp", "dp", ... (workloads/program.h, CommGroup)
+  std::string_view op;     // "all_reduce", ... (collectives/collective_op.h)
+  Bytes bytes;
+  uint32_t ranks = 0;
+  std::string_view algorithm;  // the plan's label ("NVLS/Simple x16"); "" when nothing moved
+  bool calibrated = false;     // timed by a measured fit, not by the fabric
+  Time start;
+  Time end;
+};
+
+// A simulation ran until nothing was left to do (sim/simulation.h): its fabric's counters, the
+// events the engine processed and the time it stopped at.
+struct RunRecord {
+  FabricStats fabric;
+  uint64_t events = 0;
+  Time end;
+};
+
 // What a sink listens to, as bits of RecorderSink::hooks().
-enum class Hook : uint8_t { transfers = 1, collectives = 2, queue_samples = 4, link_bytes = 8, ops = 16 };
+enum class Hook : uint8_t {
+  transfers = 1,
+  collectives = 2,
+  queue_samples = 4,
+  link_bytes = 8,
+  ops = 16,
+  comms = 32,
+  runs = 64,
+};
 
 class RecorderSink {
  public:
   virtual ~RecorderSink() = default;
-  // A set of Hook bits; the default, every hook but link bytes and ops (the per-transfer records).
+  // A set of Hook bits; the default, every hook but link bytes, ops and comms (the records of the
+  // transfers and of the replay, which those who want them ask for).
   virtual uint8_t hooks() const { return kRecordHooks; }
   virtual void on_transfer_done(const TransferRecord&) {}
   virtual void on_collective_done(const CollectiveRecord&) {}
   virtual void on_queue_sample(const QueueSample&) {}
   virtual void on_link_bytes(const LinkBytes&) {}
   virtual void on_op_done(const OpRecord&) {}
+  virtual void on_comm_done(const CommRecord&) {}
+  virtual void on_run_done(const RunRecord&) {}
 
   static constexpr uint8_t kRecordHooks = static_cast<uint8_t>(Hook::transfers) |
                                           static_cast<uint8_t>(Hook::collectives) |
-                                          static_cast<uint8_t>(Hook::queue_samples);
+                                          static_cast<uint8_t>(Hook::queue_samples) | static_cast<uint8_t>(Hook::runs);
 };
 
 // Keeps every record in memory: for tests and the Python bindings.
@@ -84,10 +118,25 @@ class MemorySink : public RecorderSink {
   void on_transfer_done(const TransferRecord& r) override { transfers.push_back(r); }
   void on_collective_done(const CollectiveRecord& r) override { collectives.push_back(r); }
   void on_queue_sample(const QueueSample& r) override { queue_samples.push_back(r); }
+  void on_run_done(const RunRecord& r) override { runs.push_back(r); }
 
   std::vector<TransferRecord> transfers;
   std::vector<CollectiveRecord> collectives;
   std::vector<QueueSample> queue_samples;
+  std::vector<RunRecord> runs;
+};
+
+// The record of the last run that ended: a simulation's counters, for the code that ran it.
+class RunTotals : public RecorderSink {
+ public:
+  uint8_t hooks() const override { return static_cast<uint8_t>(Hook::runs); }
+  void on_run_done(const RunRecord& r) override {
+    last = r;
+    ++runs;
+  }
+
+  RunRecord last;
+  uint64_t runs = 0;
 };
 
 class Recorder {
@@ -114,6 +163,12 @@ class Recorder {
   }
   void on_op_done(const OpRecord& r) {
     for (RecorderSink* s : sinks_) s->on_op_done(r);
+  }
+  void on_comm_done(const CommRecord& r) {
+    for (RecorderSink* s : sinks_) s->on_comm_done(r);
+  }
+  void on_run_done(const RunRecord& r) {
+    for (RecorderSink* s : sinks_) s->on_run_done(r);
   }
 
  private:

@@ -237,6 +237,45 @@ TEST_CASE("Replay: each op leaves through the Recorder once, as the result's tim
   }
 }
 
+TEST_CASE("Replay: each collective and the run's counters leave through the Recorder", "[unit]") {
+  TrainingSpec s = spec_for({.tp = 2, .dp = 2, .pp = 2}, 4);
+  Workload w = generate(s);
+  ClusterSpec c = dgx(1);
+  Topology t = build_cluster(c);
+  struct Watching : CollectiveTally {
+    uint8_t hooks() const override { return CollectiveTally::hooks() | static_cast<uint8_t>(Hook::runs); }
+    void on_comm_done(const CommRecord& r) override {
+      CHECK(r.start <= r.end);
+      CHECK(!r.algorithm.empty());
+      ++comms;
+      CollectiveTally::on_comm_done(r);
+    }
+    void on_run_done(const RunRecord& r) override { runs.push_back(r); }
+    uint64_t comms = 0;
+    std::vector<RunRecord> runs;
+  } mine;
+  ReplayOptions options;
+  options.sinks.push_back(&mine);
+  const ReplayResult r = replay(w, t, c, options);
+  uint64_t counted = 0;
+  for (const CollectiveStat& row : r.collectives) counted += row.count;
+  CHECK(counted == mine.comms);
+  CHECK(counted > 0);
+  const std::vector<CollectiveStat> rows = mine.stats();
+  REQUIRE(rows.size() == r.collectives.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    CHECK(rows[i].group == r.collectives[i].group);
+    CHECK(rows[i].op == r.collectives[i].op);
+    CHECK(rows[i].algorithm == r.collectives[i].algorithm);
+    CHECK(rows[i].total == r.collectives[i].total);
+  }
+  REQUIRE(mine.runs.size() == 1);  // the shared fabric's run; isolated ones record nothing here
+  CHECK(mine.runs[0].events == r.events);
+  CHECK(mine.runs[0].fabric.transfers_done == r.fabric.transfers_done);
+  CHECK(mine.runs[0].fabric.bytes_delivered == r.fabric.bytes_delivered);
+  CHECK(r.fabric.transfers_done > 0);
+}
+
 TEST_CASE("1F1B bubble: idle fraction (p-1)/(m+p-1) when communication is nearly free", "[validation]") {
   // p = 4 stages of one layer each on one NVSwitch node (pipeline sends of 2 MiB over NVLink take
   // microseconds against milliseconds of compute); m = 8 micro-batches.
