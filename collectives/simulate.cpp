@@ -8,7 +8,7 @@ namespace weft {
 
 SimulationResult simulate(const Schedule& schedule, const Topology& topology, const SimulationOptions& options) {
   Simulation sim(topology, options);
-  RunTotals totals;
+  RunTotals totals(options.link_stats);
   sim.recorder().add_sink(totals);
   for (RecorderSink* sink : options.sinks) sim.recorder().add_sink(*sink);
   ScheduleExecutor executor(sim.engine(), sim.fabric(), schedule, topology.gpus(), sim.recorder());
@@ -18,7 +18,7 @@ SimulationResult simulate(const Schedule& schedule, const Topology& topology, co
   const FabricStats& stats = totals.last.fabric;
   WEFT_ASSERT(totals.runs == 1 && stats.transfers_done == stats.transfers_started);  // nothing left on the wire
   SimulationResult result{executor.end_time() - executor.start_time(), stats.transfers_done, totals.last.events, stats};
-  if (options.link_stats) result.links = sim.fabric().link_stats();
+  result.links = std::move(totals.last.links);
   return result;
 }
 

@@ -50,19 +50,6 @@ struct GroupTransfer {
 // Called once, when the transfer's last byte has arrived at dst (engine time = arrival time).
 using OnTransferDone = InlineFunction<void(), 24>;
 
-// Per directed link (packet and flow models; the others report none). The flow model counts
-// payload and derives packets and wire bytes from each link's MTU and header; the rest stays 0.
-struct LinkStats {
-  LinkId link = 0;
-  uint64_t packets = 0;    // packets (data and control) that crossed it
-  Bytes wire;              // bytes on the wire, headers included
-  uint64_t ecn_marks = 0;  // packets marked at its egress queue
-  uint64_t drops = 0;      // packets that crossed it and were dropped at its far end
-  uint64_t pauses = 0;     // PFC pause frames its sender received
-  Time paused;             // time its sender spent paused (all priorities)
-  Bytes max_queue;         // deepest egress queue (one priority)
-};
-
 // What every fabric does when a transfer's last byte has arrived (engine time `now`): count it, as
 // many times as it has copies, and tell the Recorder's transfer sinks, if any listen.
 inline void count_delivered(FabricStats& stats, Recorder& recorder, TransferId id, const Transfer& t, Time start,

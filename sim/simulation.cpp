@@ -22,7 +22,10 @@ Simulation::~Simulation() = default;
 
 void Simulation::run() {
   fabric_->run(engine_);
-  if (recorder_.wants(Hook::runs)) recorder_.on_run_done({fabric_->stats(), engine_.events_processed(), engine_.now()});
+  if (!recorder_.wants(Hook::runs)) return;
+  RunRecord record{fabric_->stats(), engine_.events_processed(), engine_.now(), {}};
+  if (recorder_.wants(Hook::link_stats)) record.links = fabric_->link_stats();
+  recorder_.on_run_done(record);
 }
 
 std::unique_ptr<Simulation> Simulation::isolated() {

@@ -137,7 +137,7 @@ struct TrafficRun {
   const std::vector<NodeIndex>& gpus;
   Simulation sim;
   CompletionSink completions;
-  RunTotals totals;
+  RunTotals totals{/*per_link=*/true};
 };
 
 }  // namespace
@@ -156,7 +156,7 @@ TrafficResult run_traffic(const std::vector<FlowSpec>& flows, const Topology& to
                                  flows.size() - run.completions.completed, flows.size(), setup.fabric,
                                  result.fabric.deadlocked ? " (it reports a PFC deadlock)" : ""));
   }
-  for (const LinkStats& l : run.sim.fabric().link_stats()) {
+  for (const LinkStats& l : run.totals.last.links) {
     std::string name = fmt::format("{}->{}", topology.node(topology.link_source(l.link)).name,
                                    topology.node(topology.link_target(l.link)).name);
     result.links.push_back({std::move(name), l});

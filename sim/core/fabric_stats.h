@@ -1,5 +1,5 @@
-// A fabric's counters over one run: what every model counts (transfers, bytes, the solver's work)
-// and what only the packet model does. They leave a run in its RunRecord (recorder.h).
+// A fabric's counters over one run: what every model counts (transfers, bytes, the solver's work),
+// what only the packet model does, and per link. They leave a run in its RunRecord (recorder.h).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +25,19 @@ struct FabricStats {
   Time paused_time;           // sum over ports and priorities of time spent paused
   Bytes max_queue;            // deepest egress queue seen
   bool deadlocked = false;    // PFC pauses formed a cycle and nothing could move
+};
+
+// Per directed link (packet and flow models; the others report none). The flow model counts
+// payload and derives packets and wire bytes from each link's MTU and header; the rest stays 0.
+struct LinkStats {
+  uint32_t link = 0;       // LinkId
+  uint64_t packets = 0;    // packets (data and control) that crossed it
+  Bytes wire;              // bytes on the wire, headers included
+  uint64_t ecn_marks = 0;  // packets marked at its egress queue
+  uint64_t drops = 0;      // packets that crossed it and were dropped at its far end
+  uint64_t pauses = 0;     // PFC pause frames its sender received
+  Time paused;             // time its sender spent paused (all priorities)
+  Bytes max_queue;         // deepest egress queue (one priority)
 };
 
 }  // namespace weft

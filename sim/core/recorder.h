@@ -80,6 +80,7 @@ struct RunRecord {
   FabricStats fabric;
   uint64_t events = 0;
   Time end;
+  std::vector<LinkStats> links;  // per link, when a sink listens to Hook::link_stats (flow, packet)
 };
 
 // What a sink listens to, as bits of RecorderSink::hooks().
@@ -91,6 +92,7 @@ enum class Hook : uint8_t {
   ops = 16,
   comms = 32,
   runs = 64,
+  link_stats = 128,  // adds each link's counters to the RunRecord
 };
 
 class RecorderSink {
@@ -126,10 +128,14 @@ class MemorySink : public RecorderSink {
   std::vector<RunRecord> runs;
 };
 
-// The record of the last run that ended: a simulation's counters, for the code that ran it.
+// The record of the last run that ended: a simulation's counters (per link too, when asked), for
+// the code that ran it.
 class RunTotals : public RecorderSink {
  public:
-  uint8_t hooks() const override { return static_cast<uint8_t>(Hook::runs); }
+  explicit RunTotals(bool per_link = false) : per_link_(per_link) {}
+  uint8_t hooks() const override {
+    return static_cast<uint8_t>(Hook::runs) | (per_link_ ? static_cast<uint8_t>(Hook::link_stats) : uint8_t{0});
+  }
   void on_run_done(const RunRecord& r) override {
     last = r;
     ++runs;
@@ -137,6 +143,9 @@ class RunTotals : public RecorderSink {
 
   RunRecord last;
   uint64_t runs = 0;
+
+ private:
+  bool per_link_;
 };
 
 class Recorder {

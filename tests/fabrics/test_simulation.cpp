@@ -76,3 +76,33 @@ TEST_CASE("Simulation: an unknown fabric fails when the simulation is built", "[
   const Topology t = single_switch(2, {LinkKind::generic, Bandwidth::gbps(100), Time::us(1)});
   CHECK_THROWS_AS(Simulation(t, SimulationSetup{"nosuch"}), ConfigError);
 }
+
+TEST_CASE("Simulation::run: its counters leave in a RunRecord, per link when a sink asks", "[simulation]") {
+  const Topology t = single_switch(4, {LinkKind::generic, Bandwidth::gbps(100), Time::us(1)});
+  SimulationSetup setup{"flow", 1};
+  Simulation sim(t, setup);
+  RunTotals counters, per_link(/*per_link=*/true);
+  sim.recorder().add_sink(counters);
+  sim.recorder().add_sink(per_link);
+  Transfer transfer;
+  transfer.src = t.gpus()[0];
+  transfer.dst = t.gpus()[2];
+  transfer.bytes = Bytes(1'000'000);
+  sim.fabric().start(transfer, [] {});
+  sim.run();
+  REQUIRE(per_link.runs == 1);
+  const RunRecord& r = per_link.last;
+  CHECK(r.fabric.transfers_done == 1);
+  CHECK(r.fabric.bytes_delivered == Bytes(1'000'000));
+  CHECK(r.events == sim.engine().events_processed());
+  CHECK(r.end == sim.engine().now());
+  const std::vector<LinkStats> links = sim.fabric().link_stats();
+  REQUIRE(r.links.size() == links.size());
+  for (size_t i = 0; i < links.size(); ++i) {
+    CHECK(r.links[i].link == links[i].link);
+    CHECK(r.links[i].wire == links[i].wire);
+  }
+  // A sink that asked for the record alone shares it, links and all: the run made one record.
+  CHECK(counters.runs == 1);
+  CHECK(counters.last.fabric.transfers_done == 1);
+}
