@@ -3,6 +3,7 @@
 #include <span>
 
 #include "cost/assumption_fields.h"
+#include "scenarios/trace_workload.h"
 #include "scenarios/workload_fields.h"
 #include "sim/packet/packet_fields.h"
 #include "topologies/systems.h"
@@ -74,6 +75,14 @@ std::vector<KeySection> scenario_keys() {
     if (row.key.starts_with("workload.model.") || row.key == "workload.parallel.dp" || row.key == "workload.seq_len") {
       row.fallback.clear();
     }
+  }
+  const TraceWorkload trace;
+  out.push_back(section<TraceWorkload>("workload.trace",
+                                       "workload: {trace: {files: PATH or PATTERN with {rank}, comm_groups: PATH, "
+                                       "...}}; paths relative to the scenario",
+                                       "workload.trace.", trace_fields(), &trace));
+  for (KeyRow& row : out.back().rows) {
+    if (row.key == "workload.trace.scale_to") row.fallback = "-";  // 0: the recorded rank count
   }
   out.push_back(section<cost::CostAssumptions>("cost", "cost: {...}; also prices: {CATEGORY: {ITEM: USD or {...}}}",
                                                "cost.", cost::assumption_fields(), &assumptions));

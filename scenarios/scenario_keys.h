@@ -22,7 +22,7 @@ struct KeySection {
 };
 
 // system, fabric (the packet model's keys), the workload forms (collectives, traffic, flows,
-// training) and cost, in that order.
+// training, trace) and cost, in that order.
 std::vector<KeySection> scenario_keys();
 
 }  // namespace weft

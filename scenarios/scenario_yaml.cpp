@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "cost/assumption_fields.h"
+#include "scenarios/trace_workload.h"
 #include "scenarios/workload_fields.h"
 #include "sim/packet/packet_fields.h"
 #include "topologies/metrics.h"
@@ -92,17 +93,12 @@ std::string absolute_path(const std::string& path) {
 }
 
 YAML::Node trace_node(const TraceWorkload& t) {
+  YAML::Node node = fields_node(trace_fields(), t);
   const TraceSource& s = t.source;
-  YAML::Node node(YAML::NodeType::Map);
-  if (s.format != TraceFormat::automatic) node["format"] = std::string(to_string(s.format));
   node["files"] = absolute_path(s.pattern.empty() ? s.files.front() : s.pattern);
-  if (s.ranks) node["ranks"] = std::to_string(*s.ranks);
-  if (s.step) node["step"] = std::to_string(*s.step);
   if (!s.comm_group_file.empty()) node["comm_groups"] = absolute_path(s.comm_group_file);
-  node["fill_missing_ranks"] = s.fill_missing_ranks ? "true" : "false";
-  if (t.scale_to > 0) node["scale_to"] = std::to_string(t.scale_to);
-  if (!t.recorded_on.empty()) node["recorded_on"] = t.recorded_on;
-  if (t.recorded_on.empty()) node["compute_scale"] = fmt::format("{}", s.compute_scale);
+  if (t.scale_to == 0) node.remove("scale_to");                          // the recorded rank count
+  node.remove(t.recorded_on.empty() ? "recorded_on" : "compute_scale");  // one or the other
   return node;
 }
 

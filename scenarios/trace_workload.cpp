@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <filesystem>
+#include <limits>
 
+#include "scenarios/field_yaml.h"
 #include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"
 #include "topologies/catalogue/gpus.h"
@@ -19,39 +22,42 @@ std::string beside(const YamlMap& m, const std::string& path) {
   return p.string();
 }
 
-uint32_t positive(const YamlMap& m, const std::string& key) {
-  const uint64_t v = m.unsigned_integer(key);
-  if (v == 0 || v > (1u << 24)) throw m.error(key, fmt::format("expected 1 to {}", 1u << 24));
-  return static_cast<uint32_t>(v);
-}
+TraceFormat to_format(std::string_view /*key*/, std::string_view text) { return parse_trace_format(text); }
+std::string_view format_name(TraceFormat f) { return to_string(f); }
+
+constexpr double kMostRanks = 1u << 24;
+
+using T = TraceWorkload;
+using S = TraceSource;
+constexpr std::array kFields = {
+    choice<T, to_format, format_name, &T::source, &S::format>("format", "auto | chakra | chakra_json | kineto"),
+    field<T, &T::source, &S::ranks>("ranks", "", "rank files of a {rank} pattern (default: those that exist)",
+                                    Range{1, kMostRanks}),
+    field<T, &T::source, &S::step>("step", "", "Kineto: ProfilerStep#K (default: the lowest-numbered)"),
+    field<T, &T::source, &S::fill_missing_ranks>("fill_missing_ranks", "",
+                                                 "ranks without a file run the nearest lower rank's program"),
+    field<T, &T::scale_to>("scale_to", "", "replay a data-parallel trace on this many ranks", Range{1, kMostRanks}),
+    field<T, &T::recorded_on>("recorded_on", "", "catalogue GPU it ran on: re-cost compute for the system's"),
+    field<T, &T::source, &S::compute_scale>("compute_scale", "", "or multiply every compute duration by hand",
+                                            Range{0, std::numeric_limits<double>::infinity()}),
+};
 
 }  // namespace
+
+std::span<const Field<TraceWorkload>> trace_fields() { return kFields; }
 
 TraceWorkload read_trace_workload(const YamlMap& m) {
   TraceWorkload t;
   TraceSource& s = t.source;
-  if (m.has("format")) s.format = at(m.location("format"), [&] { return parse_trace_format(m.string("format")); });
   const std::string files = beside(m, m.string("files"));
   (files.find("{rank}") != std::string::npos ? s.pattern : s.files.emplace_back()) = files;
-  if (m.has("ranks")) s.ranks = positive(m, "ranks");
-  if (m.has("step")) s.step = static_cast<uint32_t>(m.unsigned_integer("step"));
   if (m.has("comm_groups")) s.comm_group_file = beside(m, m.string("comm_groups"));
-  if (m.has("fill_missing_ranks")) s.fill_missing_ranks = m.boolean("fill_missing_ranks");
-  if (m.has("scale_to")) t.scale_to = positive(m, "scale_to");
   if (m.has("recorded_on") && m.has("compute_scale")) {
     throw m.error("compute_scale",
                   "give recorded_on (re-cost for the system's GPU) or compute_scale (by hand), not both");
   }
-  if (m.has("recorded_on")) {
-    t.recorded_on = m.string("recorded_on");
-    at(m.location("recorded_on"), [&] { return catalogue::gpu(t.recorded_on).name; });
-  }
-  if (m.has("compute_scale")) {
-    s.compute_scale = m.real("compute_scale");
-    if (!(s.compute_scale >= 0)) {
-      throw m.error("compute_scale", "expected a number >= 0");
-    }
-  }
+  read_fields(m, trace_fields(), "", t);
+  if (!t.recorded_on.empty()) at(m.location("recorded_on"), [&] { return catalogue::gpu(t.recorded_on).name; });
   m.reject_unknown_keys();
   const std::vector<std::string> paths = at(m.location("files"), [&] { return trace_files(s); });
   t.label =

@@ -17,8 +17,10 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
+#include "sim/core/field_table.h"
 #include "workloads/program.h"
 #include "workloads/traces/trace.h"
 
@@ -32,6 +34,10 @@ struct TraceWorkload {
   std::string recorded_on;  // catalogue GPU the trace ran on ("": keep the recorded durations)
   std::string label;        // what the reports call it: "chakra trace all_reduce (8 ranks)"
 };
+
+// The keys of `trace:` beside `files:` (a path, or a pattern with "{rank}") and `comm_groups:`
+// (a path), which are resolved beside the scenario.
+std::span<const Field<TraceWorkload>> trace_fields();
 
 // ConfigError at the key's file:line:column for unknown keys, a bad format, rank files that do not
 // exist, both recorded_on and compute_scale, an unknown GPU.
