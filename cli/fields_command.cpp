@@ -50,7 +50,8 @@ Action add_fields_command(CLI::App& app) {
   auto args = std::make_shared<FieldsArgs>();
   CLI::App* cmd = app.add_subcommand("fields", "List every key a scenario file takes: unit, default, range, meaning");
   cmd->add_option("section", args->section,
-                  "Only this section: system, fabric, workload.collectives, workload.traffic, workload.flows, "
+                  "Only this section: scenario, system, system.custom, fabric.router, fabric, workload.collectives, "
+                  "workload.traffic, workload.flows, "
                   "workload.training, workload.trace or cost");
   cmd->add_flag("--markdown", args->markdown, "As Markdown tables (docs/scenario-keys.md)");
   return [args] { print_keys(args->section, args->markdown); };

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <type_traits>
 
 #include "scenarios/default_scenario.h"
 #include "scenarios/field_yaml.h"
+#include "scenarios/scenario_fields.h"
 #include "scenarios/workload_fields.h"
 #include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"
@@ -18,16 +20,6 @@
 
 namespace weft {
 namespace {
-
-LinkKind parse_link_kind(const YamlMap& m, const std::string& key) {
-  std::string s = m.string_or(key, "generic");
-  if (s == "generic") return LinkKind::generic;
-  if (s == "nvlink") return LinkKind::nvlink;
-  if (s == "pcie") return LinkKind::pcie;
-  if (s == "infiniband") return LinkKind::infiniband;
-  if (s == "ethernet") return LinkKind::ethernet;
-  throw m.error(key, fmt::format("unknown link kind '{}' (expected generic, nvlink, pcie, infiniband or ethernet)", s));
-}
 
 // `node: {pcie_lanes: 8}` sets node.pcie_lanes, and so on, each error pointing at its line.
 void read_overrides(const YamlMap& m, const std::string& section, ClusterSpec& cluster) {
@@ -57,17 +49,11 @@ SystemSpec read_catalogue_system(const YamlMap& m) {
 SystemSpec read_system(const YamlMap& m) {
   if (m.has("name")) return read_catalogue_system(m);
   SystemSpec s;
-  s.topology = m.string("topology");
-  if (s.topology != "single-switch" && s.topology != "ring") {
-    throw m.error("topology", fmt::format("unknown topology '{}' (expected single-switch or ring)", s.topology));
-  }
-  uint64_t ranks = m.unsigned_integer("ranks");
-  if (ranks < 1 || ranks > (1u << 20)) throw m.error("ranks", "expected 1 to 1048576");
-  s.ranks = static_cast<uint32_t>(ranks);
-  YamlMap link = m.map("link");
-  s.link.rate = link.bandwidth("rate");
-  s.link.latency = link.time("latency");
-  s.link.kind = parse_link_kind(link, "kind");
+  require_keys(m, std::span(kCustomSystemRequired).first(2));
+  read_fields(m, custom_system_fields(), "", s);
+  const YamlMap link = m.map("link");
+  require_keys(link, std::span(kCustomSystemRequired).last(2));
+  read_fields(link, custom_system_fields(), "link.", s);
   link.reject_unknown_keys();
   m.reject_unknown_keys();
   return s;
@@ -92,17 +78,13 @@ void read_fabric(const YamlMap& top, Scenario& s) {
   s.fabric = map_form ? m->string_or("model", "packet") : top.string_or("fabric", "flow");
   at(map_form ? m->location("model") : top.location("fabric"), [&] { find_fabric(s.fabric); });
   if (!map_form) return;
-  // The router's keys, for every model.
-  if (m->has("routing")) {
-    s.fabric_options.routing = at(m->location("routing"), [&] { return parse_routing_policy(m->string("routing")); });
-  }
-  if (m->has("pxn")) s.fabric_options.pxn = m->boolean("pxn");
+  read_fields(*m, router_fields(), "", s.fabric_options);  // the router's keys, for every model
   if (s.fabric == "packet") {
     s.fabric_options.packet = std::make_shared<const packet::PacketConfig>(read_packet_config(*m));
     return;
   }
   for (const std::string& key : m->keys()) {
-    if (key == "model" || key == "routing" || key == "pxn") continue;
+    if (key == "model" || std::ranges::any_of(router_fields(), [&](const auto& f) { return f.key == key; })) continue;
     throw m->error(key, fmt::format("configures the packet fabric only (this one is model: {})", s.fabric));
   }
 }
@@ -179,12 +161,11 @@ std::vector<ScenarioVariant> read_compare(const YamlMap& top) {
 Scenario read_scenario(const YamlMap& top) {
   Scenario s;
   s.source = top.source();
-  s.name = top.string_or("name", "unnamed");
-  s.seed = top.unsigned_integer_or("seed", 1);
+  s.name = "unnamed";
+  read_fields(top, scenario_top_fields(), "", s);
   read_fabric(top, s);
   s.system = read_system(top.map("system"));
   read_workload(top.map("workload"), s);
-  s.baseline = top.string_or("compare_baseline", s.baseline);
   s.cost.prices = cost::default_prices();
   if (top.has("cost")) {
     s.cost = cost::read_cost_section(top.map("cost"));

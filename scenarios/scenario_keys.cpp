@@ -3,6 +3,7 @@
 #include <span>
 
 #include "cost/assumption_fields.h"
+#include "scenarios/scenario_fields.h"
 #include "scenarios/trace_workload.h"
 #include "scenarios/workload_fields.h"
 #include "sim/packet/packet_fields.h"
@@ -39,23 +40,46 @@ void mark_required(KeySection& section, std::span<const char* const> keys) {
 
 }  // namespace
 
-std::vector<KeySection> scenario_keys() {
+namespace {
+
+// The top level, the system's forms and the fabric's keys.
+void add_frame_sections(std::vector<KeySection>& out) {
+  Scenario top;
+  top.name = "unnamed";  // as the reader starts it
+  const SystemSpec custom;
+  const FabricOptions router;
   const packet::PacketConfig packet = packet::packet_profile(packet::default_packet_profile());
-  const CollectiveSpec collective;
-  const TrafficSpec traffic;
-  const FlowSpec flow;
-  const TrainingWorkload training;
-  const cost::CostAssumptions assumptions;
-  std::vector<KeySection> out;
+  out.push_back(section<Scenario>("scenario",
+                                  "the top level; also fabric:, system:, workload:, compare:, cost: and plan: "
+                                  "(sections below)",
+                                  "", scenario_top_fields(), &top));
   out.push_back(section<ClusterSpec>("system",
                                      "a catalogue system's fields (system: {name: NAME, node: {...}, "
                                      "network: {...}}); values: weft systems --fields --system NAME",
                                      "system.", system_fields(), nullptr));
+  out.push_back(section<SystemSpec>("system.custom",
+                                    "a system built from one link kind (system: {topology: ..., ranks: N, link: "
+                                    "{...}}), instead of name:",
+                                    "system.", custom_system_fields(), &custom));
+  mark_required(out.back(), kCustomSystemRequired);
+  out.push_back(section<FabricOptions>("fabric.router",
+                                       "the router's keys, for every model: fabric: {model: NAME, routing: ..., "
+                                       "pxn: ...}",
+                                       "fabric.", router_fields(), &router));
   out.push_back(
       section<packet::PacketConfig>("fabric",
                                     fmt::format("fabric: {{model: packet, profile: NAME, ...}}; defaults of profile {}",
                                                 packet::default_packet_profile()),
                                     "fabric.", packet::packet_fields(), &packet));
+}
+
+// The forms of `workload:`.
+void add_workload_sections(std::vector<KeySection>& out) {
+  const CollectiveSpec collective;
+  const TrafficSpec traffic;
+  const FlowSpec flow;
+  const TrainingWorkload training;
+  const TraceWorkload trace;
   out.push_back(section<CollectiveSpec>("workload.collectives", "each item of workload: {collectives: [...]}",
                                         "workload.collectives[].", collective_fields(), &collective));
   mark_required(out.back(), kCollectiveRequired);
@@ -76,7 +100,6 @@ std::vector<KeySection> scenario_keys() {
       row.fallback.clear();
     }
   }
-  const TraceWorkload trace;
   out.push_back(section<TraceWorkload>("workload.trace",
                                        "workload: {trace: {files: PATH or PATTERN with {rank}, comm_groups: PATH, "
                                        "...}}; paths relative to the scenario",
@@ -84,6 +107,15 @@ std::vector<KeySection> scenario_keys() {
   for (KeyRow& row : out.back().rows) {
     if (row.key == "workload.trace.scale_to") row.fallback = "-";  // 0: the recorded rank count
   }
+}
+
+}  // namespace
+
+std::vector<KeySection> scenario_keys() {
+  std::vector<KeySection> out;
+  add_frame_sections(out);
+  add_workload_sections(out);
+  const cost::CostAssumptions assumptions;
   out.push_back(section<cost::CostAssumptions>("cost", "cost: {...}; also prices: {CATEGORY: {ITEM: USD or {...}}}",
                                                "cost.", cost::assumption_fields(), &assumptions));
   return out;

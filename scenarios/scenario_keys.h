@@ -21,7 +21,8 @@ struct KeySection {
   std::string markdown;  // the section's table as README shows it (keys within the section)
 };
 
-// system, fabric (the packet model's keys), the workload forms (collectives, traffic, flows,
+// scenario (the top level), system (a catalogue system), system.custom, fabric.router (every
+// model's), fabric (the packet model's keys), the workload forms (collectives, traffic, flows,
 // training, trace) and cost, in that order.
 std::vector<KeySection> scenario_keys();
 

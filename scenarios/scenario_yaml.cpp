@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "cost/assumption_fields.h"
+#include "scenarios/scenario_fields.h"
 #include "scenarios/trace_workload.h"
 #include "scenarios/workload_fields.h"
 #include "sim/packet/packet_fields.h"
@@ -45,8 +46,7 @@ YAML::Node fabric_node(const Scenario& s) {
   if (o.routing == FabricOptions{}.routing && !o.pxn && !o.packet) return YAML::Node(s.fabric);
   YAML::Node node(YAML::NodeType::Map);
   node["model"] = s.fabric;
-  node["routing"] = std::string(to_string(o.routing));
-  node["pxn"] = o.pxn ? "true" : "false";
+  for (const auto& entry : fields_node(router_fields(), o)) node[entry.first] = entry.second;
   if (o.packet) {
     for (const auto& entry : fields_node(packet::packet_fields(), *o.packet)) node[entry.first] = entry.second;
   }
@@ -61,13 +61,7 @@ YAML::Node system_node(const SystemSpec& s) {
     for (const auto& entry : node) out[entry.first] = entry.second;
     return out;
   }
-  YAML::Node node(YAML::NodeType::Map);
-  node["topology"] = s.topology;
-  node["ranks"] = std::to_string(s.ranks);
-  node["link"]["kind"] = std::string(to_string(s.link.kind));
-  node["link"]["rate"] = fmt::format("{}bps", s.link.rate.bps());
-  node["link"]["latency"] = fmt::format("{}ps", s.link.latency.ps());
-  return node;
+  return fields_node(custom_system_fields(), s);
 }
 
 YAML::Node traffic_node(const TrafficSpec& t) {
@@ -162,13 +156,10 @@ YAML::Node plan_node(const std::vector<cost::GridAxis>& grid) {
 }
 
 YAML::Node scenario_node(const Scenario& s) {
-  YAML::Node node(YAML::NodeType::Map);
-  node["name"] = s.name;
-  node["seed"] = std::to_string(s.seed);
+  YAML::Node node = fields_node(scenario_top_fields(), s);
   node["fabric"] = fabric_node(s);
   node["system"] = system_node(s.system);
   node["workload"] = workload_node(s.workload);
-  node["compare_baseline"] = s.baseline;
   if (s.has_cost_section) node["cost"] = cost_node(s.cost, cost::default_prices());
   if (!s.plan_grid.empty()) node["plan"] = plan_node(s.plan_grid);
   return node;

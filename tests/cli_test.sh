@@ -50,7 +50,7 @@ expect_ok run-incast-analytic 'analytic fabric' "$weft" run "$source_dir/scenari
 expect_ok systems 'dgx-h100 .*NVSwitch' "$weft" systems
 expect_ok fields 'workload.parallel.tp +1 +tensor parallel \(0 to 1048576\)' "$weft" fields workload.training
 expect_ok fields-cost 'cost.pue +1.3 ' "$weft" fields cost
-expect_error fields-unknown "SECTION: unknown 'nope' \(expected system, fabric" "$weft" fields nope
+expect_error fields-unknown "SECTION: unknown 'nope' \(expected scenario, system, system.custom, fabric.router, fabric" "$weft" fields nope
 expect_ok topo-summary 'bisection bandwidth' "$weft" topo dgx-h100 --nodes 2
 expect_ok topo-dot '^graph ' "$weft" topo pcie-3090x8-nvlink --dot
 expect_ok topo-json '"path_diversity"' "$weft" topo dgx-a100 --nodes 2 --json

@@ -9,6 +9,7 @@
 
 #include "cost/assumption_fields.h"
 #include "scenarios/scenario.h"
+#include "scenarios/scenario_fields.h"
 #include "scenarios/scenario_keys.h"
 #include "scenarios/workload_fields.h"
 #include "sim/core/errors.h"
@@ -93,10 +94,59 @@ TEST_CASE("scenario keys: a value out of its table's range fails at its line", "
 TEST_CASE("scenario keys: docs/scenario-keys.md holds every section's table", "[scenario]") {
   const std::string docs = source_file("docs/scenario-keys.md");
   const std::vector<KeySection> sections = scenario_keys();
-  REQUIRE(sections.size() == 8);
+  REQUIRE(sections.size() == 11);
   for (const KeySection& s : sections) {
     INFO(s.name);
     CHECK(docs.find(s.markdown) != std::string::npos);
     CHECK(!s.rows.empty());
   }
+}
+
+TEST_CASE("scenario keys: the top level, the custom system and the router's keys read through their tables",
+          "[scenario]") {
+  const Scenario base = load_scenario_text(kCollectives, "f.yaml");
+  CHECK(base.name == "unnamed");
+  CHECK(base.seed == 1);
+  CHECK(base.system.link.kind == LinkKind::generic);
+  const Scenario set = load_scenario_text(
+      kCollectives, "f.yaml",
+      {"name=probe", "seed=7", "compare_baseline=before", "system.topology=ring", "system.ranks=4",
+       "system.link.kind=nvlink", "system.link.rate=100Gbps", "fabric={model: flow, routing: spray, pxn: true}"});
+  CHECK(set.name == "probe");
+  CHECK(set.seed == 7);
+  CHECK(set.baseline == "before");
+  CHECK(set.system.topology == "ring");
+  CHECK(set.system.ranks == 4);
+  CHECK(set.system.link.kind == LinkKind::nvlink);
+  CHECK(set.system.link.rate == Bandwidth::gbps(100));
+  CHECK(set.fabric_options.routing == RoutingPolicy::spray);
+  CHECK(set.fabric_options.pxn);
+  // Every key of each table shows back what it was set to.
+  for (const Field<Scenario>& f : scenario_top_fields()) {
+    const Scenario again = load_scenario_text(kCollectives, "f.yaml", {fmt::format("{}={}", f.key, f.show(set))});
+    CHECK(f.show(again) == f.show(set));
+  }
+  for (const Field<SystemSpec>& f : custom_system_fields()) {
+    const Scenario again =
+        load_scenario_text(kCollectives, "f.yaml", {fmt::format("system.{}={}", f.key, f.show(set.system))});
+    CHECK(f.show(again.system) == f.show(set.system));
+  }
+}
+
+TEST_CASE("scenario keys: the small maps' errors name the key and what it takes", "[scenario]") {
+  CHECK_THAT(error_of(kCollectives, {"system.ranks=0"}), Catch::EndsWith("ranks: expected 1 to 1048576, got 0"));
+  CHECK_THAT(error_of(kCollectives, {"system.topology=torus"}),
+             Catch::EndsWith("topology: unknown topology 'torus' (expected single-switch or ring)"));
+  CHECK_THAT(error_of(kCollectives, {"system.link.kind=nvlnk"}), Catch::Contains("unknown link kind 'nvlnk'"));
+  CHECK_THAT(error_of(kCollectives, {"seed=-1"}), Catch::Contains("seed"));
+  CHECK_THAT(error_of(kCollectives, {"fabric={model: flow, pxn: yes}"}),
+             Catch::Contains("pxn: expected true or false"));
+  CHECK_THAT(error_of(kCollectives, {"fabric={model: flow, routing: random}"}),
+             Catch::Contains("unknown policy 'random'"));
+  CHECK_THAT(error_of(kCollectives, {"fabric={model: flow, ecn: {}}"}),
+             Catch::Contains("ecn: configures the packet fabric only"));
+  const std::string no_rate = R"(system: {topology: ring, ranks: 8, link: {latency: 1us}}
+workload: {collectives: [{op: all_reduce, size: 1MiB}]}
+)";
+  CHECK_THAT(error_of(no_rate), Catch::Contains("rate"));
 }
