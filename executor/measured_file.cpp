@@ -40,6 +40,23 @@ MeasuredOp measured_op_from_json(const nlohmann::json& j, const std::string& whe
   }
 }
 
+Measured gathered_measurement(const LoweredSchedule& s, const MeasuredRun& run,
+                              const std::vector<nlohmann::json>& ranks) {
+  Measured m;
+  m.schedule_name = s.name;
+  m.fingerprint = fingerprint(s);
+  m.ranks = s.ranks();
+  m.gpu = s.gpu;
+  m.executor = run.executor;
+  m.mode = run.mode;
+  m.warmup = run.warmup;
+  m.repeats = run.repeats;
+  for (const json& rank : ranks) {
+    for (const json& row : rank.at("rows")) m.ops.push_back(measured_op_from_json(row, "gathered"));
+  }
+  return m;
+}
+
 nlohmann::json to_json(const Measured& m) {
   json ops = json::array();
   for (const MeasuredOp& o : m.ops) ops.push_back(to_json(o));

@@ -38,6 +38,18 @@ struct Measured {
   std::vector<MeasuredOp> ops;
 };
 
+// What an executor ran, for the header of its measured.json.
+struct MeasuredRun {
+  std::string executor;  // weft-exec-mpi | weft-exec
+  std::string mode;      // p2p | mpi-collectives | nccl-forced | nccl-choice
+  uint32_t warmup = 0, repeats = 0;
+};
+
+// A measurement of `s` by `run`: the header, then the rows of every rank as gathered to rank 0 (each
+// {"rows": [...], ...}); the environment is the executor's to fill.
+Measured gathered_measurement(const LoweredSchedule& s, const MeasuredRun& run,
+                              const std::vector<nlohmann::json>& ranks);
+
 nlohmann::json to_json(const MeasuredOp& o);
 MeasuredOp measured_op_from_json(const nlohmann::json& j, const std::string& where);
 nlohmann::json to_json(const Measured& m);

@@ -101,21 +101,14 @@ std::string run_rank(const weft::LoweredSchedule& s, const Args& a, Bootstrap& b
 }
 
 void write_measured(const weft::LoweredSchedule& s, const Args& a, const std::vector<std::string>& texts) {
-  weft::Measured m;
-  m.schedule_name = s.name;
-  m.fingerprint = weft::fingerprint(s);
-  m.ranks = s.ranks();
-  m.gpu = s.gpu;
-  m.executor = "weft-exec";
-  m.mode = a.nccl_choice ? "nccl-choice" : "nccl-forced";
-  m.warmup = a.warmup;
-  m.repeats = a.repeats;
+  std::vector<json> gathered;
   json ranks = json::array();
   for (const std::string& t : texts) {
-    const json j = json::parse(t);
-    ranks.push_back(j.at("environment"));
-    for (const json& row : j.at("rows")) m.ops.push_back(weft::measured_op_from_json(row, "gathered"));
+    gathered.push_back(json::parse(t));
+    ranks.push_back(gathered.back().at("environment"));
   }
+  const weft::MeasuredRun run{"weft-exec", a.nccl_choice ? "nccl-choice" : "nccl-forced", a.warmup, a.repeats};
+  weft::Measured m = weft::gathered_measurement(s, run, gathered);
   const std::time_t now = std::time(nullptr);
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));

@@ -164,21 +164,14 @@ std::optional<std::vector<std::vector<OpTimes>>> timed_runs(const Args& a, weft:
 
 // Rank 0: measured.json from every rank's gathered rows.
 void write_measured(const Args& a, const weft::LoweredSchedule& s, const std::vector<std::string>& texts, int size) {
-  weft::Measured m;
-  m.schedule_name = s.name;
-  m.fingerprint = weft::fingerprint(s);
-  m.ranks = s.ranks();
-  m.gpu = s.gpu;
-  m.executor = "weft-exec-mpi";
-  m.mode = a.mpi_collectives ? "mpi-collectives" : "p2p";
-  m.warmup = a.warmup;
-  m.repeats = a.repeats;
+  std::vector<json> ranks;
   std::vector<std::string> hosts;
   for (const std::string& t : texts) {
-    const json j = json::parse(t);
-    hosts.push_back(j.at("host").get<std::string>());
-    for (const json& row : j.at("rows")) m.ops.push_back(weft::measured_op_from_json(row, "gathered"));
+    ranks.push_back(json::parse(t));
+    hosts.push_back(ranks.back().at("host").get<std::string>());
   }
+  const weft::MeasuredRun run{"weft-exec-mpi", a.mpi_collectives ? "mpi-collectives" : "p2p", a.warmup, a.repeats};
+  weft::Measured m = weft::gathered_measurement(s, run, ranks);
   m.environment = environment(size, hosts);
   weft::write_file_atomically(a.out, weft::to_json(m).dump(1) + "\n");
   fmt::print("weft-exec-mpi: {} ranks x {} ops, {} warm-up + {} repeats ({}) -> {}\n", size, m.ops.size() / s.ranks(),
