@@ -32,6 +32,10 @@ struct CollectiveArgs {
 // the pick won.
 std::string explain(const SweepSpec& spec, const Topology& topology, const ClusterSpec& cluster) {
   CollectivePlan plan = plan_collective(spec.op, spec.max_bytes, topology, cluster, spec.plan);
+  if (spec.op == CollectiveOp::all_to_all || spec.op == CollectiveOp::send_recv) {
+    return fmt::format("# NCCL runs {} as grouped point-to-point sends: no algorithm or protocol to choose ({})\n",
+                       to_string(spec.op), plan.label);
+  }
   const TunerInput& in = plan.input;
   std::string out = fmt::format(
       "# NCCL model ({}): {} node(s) x {} GPUs, {} {}, bw_intra {:.1f} GB/s, bw_inter {:.1f} GB/s per GPU, {} "

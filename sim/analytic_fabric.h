@@ -1,6 +1,7 @@
 // α-β per path, no contention: a transfer takes path latency + bytes / bottleneck rate, whatever
 // else is on the wire. For sanity checks and huge sweeps. Transfers of one queue pair (src,
-// entropy) still leave one after another, as in the flow fabric.
+// entropy) still leave one after another, as in the flow fabric; NVLink transfers are striped and
+// groups (NVLS, SHARP) run over their reducing switches as in flow, so analytic is never slower.
 #pragma once
 
 #include <unordered_map>
@@ -8,7 +9,9 @@
 
 #include "sim/batch_calendar.h"
 #include "sim/fabric.h"
+#include "sim/group_paths.h"
 #include "sim/queue_pair.h"
+#include "sim/stripes.h"
 #include "topologies/routing.h"
 
 namespace weft {
@@ -19,6 +22,7 @@ class AnalyticFabric final : public Fabric {
 
   std::string_view name() const override { return "analytic"; }
   TransferId start(const Transfer& transfer, OnTransferDone on_done) override;
+  TransferId start_group(const GroupTransfer& group, OnTransferDone on_done) override;
   FabricStats stats() const override { return stats_; }
 
  private:
@@ -28,6 +32,7 @@ class AnalyticFabric final : public Fabric {
     Time start;
     OnTransferDone on_done;
   };
+  TransferId start_on(const Path& path, const Transfer& transfer, OnTransferDone on_done);
   void finish(const std::vector<uint64_t>& slots);
 
   Engine& engine_;
@@ -39,6 +44,8 @@ class AnalyticFabric final : public Fabric {
   std::unordered_map<QueuePairKey, Time, QueuePairKeyHash> sender_free_at_;  // when each QP's last byte leaves
   uint64_t next_id_ = 0;
   FabricStats stats_;
+  PartJoin joins_;  // of striped transfers and groups' stripes
+  GroupPaths groups_{router_};
 };
 
 }  // namespace weft

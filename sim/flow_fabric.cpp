@@ -50,51 +50,12 @@ TransferId FlowFabric::start(const Transfer& transfer, OnTransferDone on_done) {
   return start_on(path, transfer, std::move(on_done));
 }
 
-uint32_t FlowFabric::new_group(uint32_t parts, OnTransferDone on_done) {
-  uint32_t g;
-  if (free_groups_.empty()) {
-    g = static_cast<uint32_t>(group_states_.size());
-    group_states_.emplace_back();
-  } else {
-    g = free_groups_.back();
-    free_groups_.pop_back();
-  }
-  group_states_[g] = {parts, std::move(on_done)};
-  return g;
-}
-
-OnTransferDone FlowFabric::part_done(uint32_t g) {
-  return [this, g] {
-    GroupState& state = group_states_[g];
-    if (--state.pending > 0) return;
-    OnTransferDone done = std::move(state.on_done);
-    free_groups_.push_back(g);
-    done();
-  };
-}
-
-// NVLink interleaving: one stripe per path, bytes and the sender's limit in proportion to each
-// path's rate (DGX H100: 5, 4, 4 and 5 links to the four NVSwitches).
+// NVLink interleaving (sim/stripes.h): one part per path.
 TransferId FlowFabric::start_striped(const PathSet& stripes, const Transfer& transfer, OnTransferDone on_done) {
-  uint64_t total_rate = 0;
-  for (const Path& p : stripes) total_rate += p.bottleneck.bps();
-  uint32_t g = new_group(static_cast<uint32_t>(stripes.size()), std::move(on_done));
-  TransferId first = next_id_;
-  uint64_t placed = 0;
-  for (size_t i = 0; i < stripes.size(); ++i) {
-    uint64_t share = i + 1 == stripes.size() ? transfer.bytes.count() - placed
-                                             : static_cast<uint64_t>(static_cast<uint128>(transfer.bytes.count()) *
-                                                                     stripes[i].bottleneck.bps() / total_rate);
-    placed += share;
-    Transfer t = transfer;
-    t.bytes = Bytes(share);
-    t.entropy = (1ULL << 62) | (transfer.entropy << 8) | i;  // a queue pair per stripe keeps its order
-    if (transfer.max_rate > 0) {
-      t.max_rate = std::max<uint64_t>(
-          1, static_cast<uint64_t>(static_cast<uint128>(transfer.max_rate) * stripes[i].bottleneck.bps() / total_rate));
-    }
-    start_on(stripes[i], t, part_done(g));
-  }
+  const std::vector<Transfer> parts = stripe_parts(stripes, transfer);
+  const uint32_t j = joins_.open(static_cast<uint32_t>(parts.size()), std::move(on_done));
+  const TransferId first = next_id_;
+  for (size_t i = 0; i < parts.size(); ++i) start_on(stripes[i], parts[i], joins_.part_done(j));
   return first;
 }
 
@@ -102,7 +63,7 @@ TransferId FlowFabric::start_striped(const PathSet& stripes, const Transfer& tra
 // of its links, in its own queue pair; the group is done when every stripe has arrived.
 TransferId FlowFabric::start_group(const GroupTransfer& group, OnTransferDone on_done) {
   const std::vector<const Path*>& stripes = groups_.stripes(group);
-  uint32_t g = new_group(static_cast<uint32_t>(stripes.size()), std::move(on_done));
+  const uint32_t g = joins_.open(static_cast<uint32_t>(stripes.size()), std::move(on_done));
   uint64_t share = group.bytes.count() / stripes.size();
   TransferId first = next_id_;
   for (size_t i = 0; i < stripes.size(); ++i) {
@@ -112,7 +73,7 @@ TransferId FlowFabric::start_group(const GroupTransfer& group, OnTransferDone on
                group.tag};
     t.max_rate = group.max_rate / stripes.size();  // the sender's limit covers all its stripes
     t.copies = group.copies;
-    start_on(*stripes[i], t, part_done(g));
+    start_on(*stripes[i], t, joins_.part_done(g));
   }
   return first;
 }

@@ -20,6 +20,7 @@
 #include "sim/group_paths.h"
 #include "sim/maxmin.h"
 #include "sim/queue_pair.h"
+#include "sim/stripes.h"
 #include "topologies/routing.h"
 
 namespace weft {
@@ -86,15 +87,9 @@ class FlowFabric final : public Fabric {
     int64_t at = -1;
     uint32_t flow = 0;
   };
-  struct GroupState {
-    uint32_t pending = 0;  // stripes still on their way
-    OnTransferDone on_done;
-  };
 
   TransferId start_on(const Path& path, const Transfer& transfer, OnTransferDone on_done);
   TransferId start_striped(const PathSet& stripes, const Transfer& transfer, OnTransferDone on_done);
-  uint32_t new_group(uint32_t parts, OnTransferDone on_done);
-  OnTransferDone part_done(uint32_t group);
   static uint64_t item(uint32_t flow, uint32_t version, Phase phase);
   uint32_t allocate_flow();
   void join_links(uint32_t f);
@@ -135,8 +130,7 @@ class FlowFabric final : public Fabric {
   uint64_t next_id_ = 0;
   FabricStats stats_;
   GroupPaths groups_{router_};
-  std::vector<GroupState> group_states_;
-  std::vector<uint32_t> free_groups_;
+  PartJoin joins_;  // of striped transfers and groups' stripes
 };
 
 }  // namespace weft

@@ -20,7 +20,9 @@
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "sim/group_paths.h"
 #include "sim/queue_pair.h"
+#include "sim/stripes.h"
 
 namespace weft {
 namespace {
@@ -44,23 +46,33 @@ class PathZone final : public sgr::NetZoneImpl {
  public:
   explicit PathZone(const std::vector<sg4::Link*>& links) : NetZoneImpl("weft"), links_(links) {}
 
-  void offer(const Path& path) { next_ = &path; }
+  // The next route asked is `path`, plus `cap` (a sender's rate limit, no latency) when not null.
+  void offer(const Path& path, sg4::Link* cap) {
+    next_ = &path;
+    cap_ = cap;
+  }
   bool taken() const { return next_ == nullptr; }
 
   void get_local_route(const sgr::NetPoint* /*src*/, const sgr::NetPoint* /*dst*/, sgr::Route* into,
-                       double* latency) override {
+                       double* /*latency*/) override {
     WEFT_ASSERT(next_ != nullptr);  // a route asked outside a start: SimGrid changed how it routes
-    for (LinkId l : next_->links) {
-      into->link_list_.push_back(links_[l]->get_impl());
-      if (latency != nullptr) *latency += links_[l]->get_latency();  // seconds
-    }
+    for (LinkId l : next_->links) into->link_list_.push_back(links_[l]->get_impl());
+    if (cap_ != nullptr) into->link_list_.push_back(cap_->get_impl());
     next_ = nullptr;
   }
 
  private:
   const std::vector<sg4::Link*>& links_;  // by LinkId
   const Path* next_ = nullptr;
+  sg4::Link* cap_ = nullptr;
 };
+
+// Sender rate limits (Transfer::max_rate) are links on the route, which must exist before SimGrid
+// seals the platform: a pool of private ones, one per transfer in SimGrid (a link shared by many
+// transfers would join them all into one max-min system, re-solved at every completion), and one
+// shared FATPIPE link per distinct limit for transfers beyond the pool (same rates, slower).
+constexpr size_t kPrivateCaps = 4096;
+constexpr size_t kSharedCaps = 256;
 
 }  // namespace
 
@@ -74,6 +86,7 @@ class SimGridFabric::Impl {
   Impl& operator=(const Impl&) = delete;
 
   TransferId start(const Transfer& transfer, OnTransferDone on_done);
+  TransferId start_group(const GroupTransfer& group, OnTransferDone on_done);
   FabricStats stats() const { return stats_; }
   void run(Engine& engine);
 
@@ -88,11 +101,14 @@ class SimGridFabric::Impl {
     Time start;
     OnTransferDone on_done;
     const Path* path = nullptr;
-    QueuePair* queue_pair = nullptr;  // map nodes never move
-    sg4::CommPtr comm;                // while SimGrid carries it
+    QueuePair* queue_pair = nullptr;   // map nodes never move
+    sg4::CommPtr comm;                 // while SimGrid carries it
+    sg4::Link* private_cap = nullptr;  // its own rate-limit link, back to the pool when it completes
   };
 
   void build_platform();
+  sg4::Link* rate_cap(Pending& p);
+  TransferId start_on(const Path& path, const Transfer& transfer, OnTransferDone on_done);
   uint32_t allocate(const Transfer& transfer, OnTransferDone on_done, const Path& path);
   void launch(uint32_t slot);
   void on_completion(const sg4::Activity& activity);
@@ -113,7 +129,13 @@ class SimGridFabric::Impl {
   PathZone* zone_ = nullptr;       // owned by SimGrid (its engine deletes the root zone)
   std::vector<sg4::Host*> hosts_;  // by NodeIndex
   std::vector<sg4::Link*> links_;  // by LinkId
-  std::vector<Pending> pending_;   // by slot
+  // The private link of flow's max-min (sim/flow_fabric.cpp) in SimGrid's terms: a link of the
+  // limit's bandwidth that only this transfer crosses, or a FATPIPE one (each crossing transfer
+  // gets the whole bandwidth, none is shared) when the pool is empty.
+  std::vector<sg4::Link*> free_caps_;
+  std::vector<sg4::Link*> shared_caps_;
+  std::unordered_map<uint64_t, sg4::Link*> cap_of_rate_;  // bit/s -> its shared link
+  std::vector<Pending> pending_;                          // by slot
   std::vector<uint32_t> free_slots_;
   std::unordered_map<const sg4::Activity*, uint32_t> in_simgrid_;  // the comms SimGrid carries -> slot
   std::unordered_map<QueuePairKey, QueuePair, QueuePairKeyHash> queue_pairs_;
@@ -122,6 +144,8 @@ class SimGridFabric::Impl {
   std::vector<sg4::CommPtr> retired_;
   std::vector<int64_t> armed_;  // ps of the SimGrid timers set and not fired yet, latest first
   std::exception_ptr failure_;  // thrown inside a SimGrid callback, rethrown by run()
+  PartJoin joins_;              // of striped transfers and groups' stripes
+  GroupPaths groups_{router_};
   bool closing_ = false;
   uint64_t next_id_ = 0;
   FabricStats stats_;
@@ -150,7 +174,8 @@ SimGridFabric::Impl::~Impl() {
 }
 
 // One host per topology node (switches too: they only anchor links) and one SHARED link per directed
-// weft link, at the link's goodput: the payload rate, as `flow` uses.
+// weft link, at the link's goodput: the payload rate, as `flow` uses. The links have no latency:
+// a transfer's path latency is added after its last byte left, as in `flow` (see the header).
 void SimGridFabric::Impl::build_platform() {
   zone_ = new PathZone(links_);  // the first zone becomes SimGrid's root, which SimGrid deletes
   sg4::NetZone* zone = zone_->get_iface();
@@ -166,10 +191,37 @@ void SimGridFabric::Impl::build_platform() {
     if (bps == 0) throw ModelError(fmt::format("simgrid fabric: link {} has no bandwidth", l));
     sg4::Link* link = zone->create_link(fmt::format("link-{}", l), static_cast<double>(bps) / 8.0);  // bytes/s
     link->set_sharing_policy(sg4::Link::SharingPolicy::SHARED);
-    link->set_latency(props.latency.seconds());
     links_.push_back(link->seal());
   }
+  for (size_t i = 0; i < kPrivateCaps + kSharedCaps; ++i) {
+    sg4::Link* cap = zone->create_link(fmt::format("rate-cap-{}", i), 1.0);  // bytes/s, set at use
+    cap->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
+    (i < kPrivateCaps ? free_caps_ : shared_caps_).push_back(cap->seal());
+  }
   zone->seal();
+}
+
+// SimGrid 3.32 cannot limit a host-to-host Comm's rate (Comm::set_rate asserts on a sendto_init comm
+// and is not passed to the kernel's): the limit is a link on the route instead.
+sg4::Link* SimGridFabric::Impl::rate_cap(Pending& p) {
+  const uint64_t bps = p.transfer.max_rate;
+  if (!free_caps_.empty()) {
+    p.private_cap = free_caps_.back();
+    free_caps_.pop_back();
+    p.private_cap->set_bandwidth(static_cast<double>(bps) / 8.0);  // bytes/s
+    return p.private_cap;
+  }
+  auto it = cap_of_rate_.find(bps);
+  if (it != cap_of_rate_.end()) return it->second;
+  if (cap_of_rate_.size() == shared_caps_.size()) {
+    throw ModelError(
+        fmt::format("simgrid fabric: more than {} transfers with a rate limit at once, of more than {} distinct limits",
+                    kPrivateCaps, kSharedCaps));
+  }
+  sg4::Link* cap = shared_caps_[cap_of_rate_.size()];
+  cap->set_bandwidth(static_cast<double>(bps) / 8.0);  // bytes/s
+  cap_of_rate_.emplace(bps, cap);
+  return cap;
 }
 
 uint32_t SimGridFabric::Impl::allocate(const Transfer& transfer, OnTransferDone on_done, const Path& path) {
@@ -188,16 +240,46 @@ uint32_t SimGridFabric::Impl::allocate(const Transfer& transfer, OnTransferDone 
   p.on_done = std::move(on_done);
   p.path = &path;
   p.queue_pair = nullptr;
+  p.private_cap = nullptr;
   return slot;
 }
 
+// A transfer between GPUs on NVSwitches interleaves over every NVLink path, as in flow (sim/stripes.h).
 TransferId SimGridFabric::Impl::start(const Transfer& transfer, OnTransferDone on_done) {
-  const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy);
+  const PathSet* stripes = nullptr;
+  const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy, stripes);
+  if (stripes == nullptr) return start_on(path, transfer, std::move(on_done));
+  const std::vector<Transfer> parts = stripe_parts(*stripes, transfer);
+  const uint32_t j = joins_.open(static_cast<uint32_t>(parts.size()), std::move(on_done));
+  const TransferId first = next_id_;
+  for (size_t i = 0; i < parts.size(); ++i) start_on((*stripes)[i], parts[i], joins_.part_done(j));
+  return first;
+}
+
+// As flow's: one unicast part per reducing switch, over the union of the group's links through it
+// (sim/group_paths.h), in its own queue pair; the sender's limit covers all its stripes.
+TransferId SimGridFabric::Impl::start_group(const GroupTransfer& group, OnTransferDone on_done) {
+  const std::vector<const Path*>& stripes = groups_.stripes(group);
+  const uint32_t j = joins_.open(static_cast<uint32_t>(stripes.size()), std::move(on_done));
+  const uint64_t share = group.bytes.count() / stripes.size();
+  const TransferId first = next_id_;
+  for (size_t i = 0; i < stripes.size(); ++i) {
+    const uint64_t bytes = i + 1 == stripes.size() ? group.bytes.count() - share * i : share;
+    Transfer t{group.srcs.front(), group.dsts.front(), Bytes(bytes), 0, (1ULL << 63) | (group.entropy << 8) | i,
+               group.tag};
+    t.max_rate = group.max_rate / stripes.size();
+    t.copies = group.copies;
+    start_on(*stripes[i], t, joins_.part_done(j));
+  }
+  return first;
+}
+
+TransferId SimGridFabric::Impl::start_on(const Path& path, const Transfer& transfer, OnTransferDone on_done) {
   const uint32_t slot = allocate(transfer, std::move(on_done), path);
   const TransferId id = pending_[slot].id;
   ++stats_.transfers_started;
   if (path.links.empty() || transfer.bytes.count() == 0) {
-    // Nothing to share: it arrives one path latency later, as in `flow`; SimGrid is not involved.
+    // Nothing to share: it arrives one path latency later; SimGrid is not involved.
     engine_.schedule_at(engine_.now() + path.latency, [this, slot] { finish(slot); });
     return id;
   }
@@ -221,10 +303,9 @@ void SimGridFabric::Impl::launch(uint32_t slot) {
                     "simulation with the fabric's run()",
                     engine_.now().ps(), clock));
   }
-  zone_->offer(*p.path);
+  zone_->offer(*p.path, p.transfer.max_rate > 0 ? rate_cap(p) : nullptr);
   p.comm = sg4::Comm::sendto_init(hosts_[p.transfer.src], hosts_[p.transfer.dst]);
   p.comm->set_payload_size(p.transfer.bytes.count());
-  if (p.transfer.max_rate > 0) p.comm->set_rate(static_cast<double>(p.transfer.max_rate) / 8);  // bytes/s
   p.comm->start();
   WEFT_ASSERT(zone_->taken());  // SimGrid routed it now, over p.path
   in_simgrid_.emplace(p.comm.get(), slot);
@@ -277,11 +358,12 @@ void SimGridFabric::Impl::arm() {
   simgrid::kernel::timer::Timer::set(to_seconds(next.ps()), [this, at = next.ps()] { on_timer(at); });
 }
 
-// The transfer's last byte arrived: the next transfer of its queue pair enters SimGrid, then the
-// transfer is reported.
+// The transfer's last byte left its sender: the next transfer of its queue pair enters SimGrid, and
+// the transfer arrives one path latency later.
 void SimGridFabric::Impl::complete(uint32_t slot) {
   Pending& p = pending_[slot];
   retired_.push_back(std::move(p.comm));
+  if (p.private_cap != nullptr) free_caps_.push_back(std::exchange(p.private_cap, nullptr));
   QueuePair& qp = *p.queue_pair;
   if (qp.waiting.empty()) {
     qp.busy = false;  // kept (not erased): the same QP usually sends again soon
@@ -290,7 +372,7 @@ void SimGridFabric::Impl::complete(uint32_t slot) {
     qp.waiting.pop_front();
     launch(next);
   }
-  finish(slot);
+  engine_.schedule_at(engine_.now() + p.path->latency, [this, slot] { finish(slot); });
 }
 
 void SimGridFabric::Impl::finish(uint32_t slot) {
@@ -341,6 +423,10 @@ SimGridFabric::~SimGridFabric() = default;
 
 TransferId SimGridFabric::start(const Transfer& transfer, OnTransferDone on_done) {
   return impl_->start(transfer, std::move(on_done));
+}
+
+TransferId SimGridFabric::start_group(const GroupTransfer& group, OnTransferDone on_done) {
+  return impl_->start_group(group, std::move(on_done));
 }
 
 FabricStats SimGridFabric::stats() const { return impl_->stats(); }

@@ -5,13 +5,18 @@
 // the two directions of a cable are separate weft links already). A transfer is a host-to-host
 // SimGrid communication whose route is exactly the weft Path the Router picks for it (same links,
 // same order). Configured as pure max-min (CM02, latency and bandwidth factors 1, weight-S 0, no TCP
-// window bound, no cross-traffic), a transfer takes its path latency first and then its max-min
-// share of every link until its last byte is sent (SimGrid's CM02 timing, not ours).
+// window bound, no cross-traffic), a transfer gets its max-min share of every link until its last
+// byte is sent (SimGrid's sharing, not ours), and arrives one path latency later. SimGrid's links
+// carry no latency: CM02 would charge it before the bytes, so a chain of k transfers on one queue
+// pair would take (k-1) path latencies more than on a real link, whose next message follows the
+// previous one's last byte, not its arrival (and more than `flow`, which models that).
 //
 // Queue pairs: the transfers one sender issues with the same entropy enter SimGrid one after the
-// other, in order, as in the other fabrics; the next one starts when the previous one completed.
-// As CM02 charges a transfer's latency before its bytes, a chain of k transfers on one queue pair
-// takes (k-1) path latencies more than in `flow`, which overlaps them with the bytes in front.
+// other, in order, as in the other fabrics; the next one starts when the previous one's last byte
+// left. A sender's rate limit (Transfer::max_rate) is a FATPIPE link on the route, one per distinct
+// limit (SimGrid 3.32 drops Comm::set_rate for host-to-host comms). Transfers between GPUs on
+// NVSwitches are striped over every NVLink path, and groups (NVLS, SHARP) over their reducing
+// switches, as in `flow`.
 //
 // SimGrid keeps its own clock (double seconds): run() hands the simulation to SimGrid and runs the
 // weft engine inside it, from SimGrid kernel timers set at the engine's next event time and from
@@ -40,6 +45,7 @@ class SimGridFabric final : public Fabric {
 
   std::string_view name() const override { return "simgrid"; }
   TransferId start(const Transfer& transfer, OnTransferDone on_done) override;
+  TransferId start_group(const GroupTransfer& group, OnTransferDone on_done) override;
   FabricStats stats() const override;
   // Runs SimGrid and `engine` (the engine given to the constructor) together until neither has
   // anything left to do.

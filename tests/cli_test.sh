@@ -59,6 +59,10 @@ expect_ok collective-system 'dgx-h100 x2 nodes, 16 ranks' "$weft" collective --s
 expect_ok collective-set 'pcie-4090x8 x1 nodes, 4 ranks' "$weft" collective --system pcie-4090x8 --set node.gpus=4 -e 1M
 expect_ok explain-bottleneck '^# bottleneck at 4194304 bytes: n[0-9]+/[a-z0-9]+ -> [^ ]+ \([a-z]+, [0-9.]+ Gb/s\): [0-9.]+% utilised' \
   "$weft" collective --system dgx-h100 --nodes 2 -b 1M -e 4M --explain
+expect_ok explain-all-to-all '^# NCCL runs all_to_all as grouped point-to-point sends' \
+  "$weft" collective --system dgx-h100 --nodes 2 -b 1M -e 1M --op all_to_all --explain
+expect_ok simgrid-catalogue 'Ring/LL128 x16' "$weft" collective --system dgx-h100 --nodes 2 -b 64M -e 64M --algo Ring \
+  --fabric simgrid
 expect_ok collnet-sharp 'CollNetDirect/Simple x16' "$weft" collective --system dgx-h100 --nodes 2 --set network.sharp=true \
   --algo CollNetDirect -b 4M -e 4M
 expect_ok pat-one-gpu-per-node 'PAT/Simple' "$weft" collective --system pcie-4090x8 --set node.gpus=1 --nodes 4 --op all_gather \

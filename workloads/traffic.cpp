@@ -95,18 +95,18 @@ std::vector<FlowSpec> make_traffic(const TrafficSpec& spec, uint32_t ranks, uint
 
 namespace {
 
-// The arrival of each flow's last byte, from the Recorder (a flow's tag is its index).
+// The arrival of each flow's last byte, from the Recorder (a flow's tag is its index). A flow
+// between GPUs on NVSwitches arrives as one record per NVLink stripe (sim/stripes.h): the last one
+// is its arrival.
 class CompletionSink final : public RecorderSink {
  public:
   explicit CompletionSink(size_t flows) : done(flows, Time::max()) {}
   uint8_t hooks() const override { return static_cast<uint8_t>(Hook::transfers); }
   void on_transfer_done(const TransferRecord& r) override {
-    done[r.tag] = r.end;
-    ++completed;
+    done[r.tag] = done[r.tag] == Time::max() ? r.end : std::max(done[r.tag], r.end);
   }
 
   std::vector<Time> done;  // Time::max() until the flow has arrived
-  size_t completed = 0;
 };
 
 // One run: the simulation, and the completion times and counters its Recorder reports.
@@ -120,14 +120,21 @@ struct TrafficRun {
   void start(uint32_t i) {
     const FlowSpec& f = flows[i];
     Transfer t{gpus[f.src], gpus[f.dst], f.bytes, f.priority, /*entropy=*/i, /*tag=*/i};
-    sim.fabric().start(t, [] {});
+    sim.fabric().start(t, [this] { ++completed; });  // once the whole flow (every stripe) arrived
   }
 
   FlowOutcome outcome(uint32_t i) {
     const FlowSpec& f = flows[i];
-    // The path the fabric gave this flow.
-    const Path& path = sim.router().route(gpus[f.src], gpus[f.dst], i);
-    Time ideal = path.latency + transmit_time(f.bytes, path.bottleneck);
+    // The path the fabric gave this flow, or every NVLink path at once when it is striped.
+    const PathSet* stripes = nullptr;
+    const Path& path = sim.router().route(gpus[f.src], gpus[f.dst], i, stripes);
+    Bandwidth rate = path.bottleneck;
+    if (stripes != nullptr) {
+      uint64_t sum = 0;
+      for (const Path& p : *stripes) sum += p.bottleneck.bps();
+      rate = Bandwidth::bps(sum);
+    }
+    Time ideal = path.latency + transmit_time(f.bytes, rate);
     Time fct = completions.done[i] - f.start;
     double slowdown = ideal.ps() > 0 ? static_cast<double>(fct.ps()) / static_cast<double>(ideal.ps()) : 1.0;
     return {f, fct, ideal, slowdown};
@@ -137,6 +144,7 @@ struct TrafficRun {
   const std::vector<NodeIndex>& gpus;
   Simulation sim;
   CompletionSink completions;
+  size_t completed = 0;  // flows whose last byte arrived
   RunTotals totals{/*per_link=*/true};
 };
 
@@ -151,9 +159,9 @@ TrafficResult run_traffic(const std::vector<FlowSpec>& flows, const Topology& to
   TrafficResult result;
   result.fabric = run.totals.last.fabric;
   result.events = run.totals.last.events;
-  if (run.completions.completed != flows.size()) {
+  if (run.completed != flows.size()) {
     throw ModelError(fmt::format("traffic: {} of {} flows never completed on the {} fabric{}",
-                                 flows.size() - run.completions.completed, flows.size(), setup.fabric,
+                                 flows.size() - run.completed, flows.size(), setup.fabric,
                                  result.fabric.deadlocked ? " (it reports a PFC deadlock)" : ""));
   }
   for (const LinkStats& l : run.totals.last.links) {

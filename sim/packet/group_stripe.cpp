@@ -36,7 +36,7 @@ TransferId GroupStripes::start(const GroupTransfer& group, OnTransferDone on_don
     for (NodeIndex src : group.srcs) {  // each source's share to the switch, in its own queue pair
       Transfer up{src, switches[i], bytes, 0, (1ULL << 63) | (group.entropy << 8) | i, group.tag};
       up.max_rate = group.max_rate / switches.size();
-      up_flow = sender_.start(up, [] {});
+      up_flow = sender_.start(router_.route(src, switches[i], up.entropy), up, [] {});
       Flow& flow = flows_[up_flow];
       flow.stripe = static_cast<int32_t>(s);  // set before any of its packets can arrive (a later event)
       if (flow.reliable) throw ModelError("packet fabric: group transfers need lossless links (credits or PFC)");

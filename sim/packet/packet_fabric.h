@@ -52,6 +52,7 @@
 #include "sim/packet/sender_feedback.h"
 #include "sim/packet/shared_buffer.h"
 #include "sim/packet/stall_watchdog.h"
+#include "sim/stripes.h"
 #include "topologies/routing.h"
 
 namespace weft {
@@ -105,6 +106,7 @@ class PacketFabric final : public Fabric {
   packet::GroupStripes groups_;
   packet::StallWatchdog watchdog_;
   packet::QueueSampler sampler_;
+  PartJoin joins_;  // of transfers striped over NVLink paths
 };
 
 }  // namespace weft

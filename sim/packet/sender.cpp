@@ -46,8 +46,7 @@ size_t Sender::RouteKeyHash::operator()(const RouteKey& k) const {
 // ---------------------------------------------------------------------------------------------
 // Starting a transfer
 
-uint32_t Sender::start(const Transfer& transfer, OnTransferDone on_done) {
-  const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy);
+uint32_t Sender::start(const Path& path, const Transfer& transfer, OnTransferDone on_done) {
   if (transfer.priority >= kPriorities) {
     throw ConfigError(
         fmt::format("packet fabric: priority {} has no queue (expected 0 to {})", transfer.priority, kPriorities - 1));

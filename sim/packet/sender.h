@@ -25,7 +25,7 @@ class Sender {
          Receiver& receiver, StallWatchdog& watchdog, QueueSampler& sampler);
 
   // Starts a transfer; returns its flow's slot. Throws ConfigError for a priority with no queue.
-  uint32_t start(const Transfer& transfer, OnTransferDone on_done);
+  uint32_t start(const Path& path, const Transfer& transfer, OnTransferDone on_done);
   // `port` is idle with nothing queued: a data packet from the queue pairs that start on it, round
   // robin (within a queue pair, transfers go in order). False when none may send now; then the
   // port wakes when pacing next allows one.

@@ -154,8 +154,9 @@ TEST_CASE("simgrid: rates are re-shared when a competitor leaves", "[simgrid]") 
 TEST_CASE("simgrid: a queue pair's transfers arrive in order", "[simgrid]") {
   if (simgrid_taken()) return;
   // Three transfers on one queue pair (same src, same entropy), the big one first: they enter
-  // SimGrid one at a time, so they arrive in the order they were started, each one 2 µs of latency
-  // plus its bytes at 400 Gb/s after the previous one: 2 + 200, +2 + 20, +2 + 2 µs.
+  // SimGrid one at a time, each when the previous one's last byte left, so they arrive in the order
+  // they were started, 2 µs of path latency after their own last byte, as in flow: the bytes end at
+  // 200, 220 and 222 µs, the transfers arrive at 202, 222 and 224 µs.
   Bench b(single_switch(2, link(400, Time::us(1))), "simgrid");
   for (uint64_t bytes : {10'000'000, 1'000'000, 100'000}) {
     b.engine.schedule_at(Time(), [&b, bytes] {
@@ -164,11 +165,36 @@ TEST_CASE("simgrid: a queue pair's transfers arrive in order", "[simgrid]") {
   }
   b.fabric->run(b.engine);
   REQUIRE(b.sink.transfers.size() == 3);
-  const int64_t expected_us[] = {202, 224, 228};
+  const int64_t expected_us[] = {202, 222, 224};
   const uint64_t expected_tag[] = {10'000'000, 1'000'000, 100'000};
   for (size_t i = 0; i < 3; ++i) {
     CHECK(b.sink.transfers[i].tag == expected_tag[i]);
     CHECK(std::abs(b.sink.transfers[i].end.ps() - Time::us(expected_us[i]).ps()) <= 1000);
+  }
+}
+
+TEST_CASE("simgrid: a sender's rate limit is its own, as in flow", "[simgrid]") {
+  if (simgrid_taken()) return;
+  // GPUs 0 and 1 each send 1 MB to GPU 2 over 400 Gb/s links, each limited to 100 Gb/s (a channel's
+  // speed): the limit is the sender's, not shared with the other sender of the same limit, so each
+  // drains its 8e6 bits in 80 µs and arrives 2 µs (two hops) later. A third, limited to 150 Gb/s,
+  // from GPU 3 to GPU 4 drains in 53.333 µs. (SimGrid 3.32 aborted on Comm::set_rate here.)
+  Bench b(single_switch(5, link(400, Time::us(1))), "simgrid");
+  auto capped = [&b](uint32_t from, uint32_t to, uint64_t gbps) {
+    b.engine.schedule_at(Time(), [&b, from, to, gbps] {
+      Transfer t{b.topology.gpus()[from], b.topology.gpus()[to], Bytes(1'000'000), 0, from, from};
+      t.max_rate = gbps * 1'000'000'000;
+      b.fabric->start(t, [] {});
+    });
+  };
+  capped(0, 2, 100);
+  capped(1, 2, 100);
+  capped(3, 4, 150);
+  b.fabric->run(b.engine);
+  REQUIRE(b.sink.transfers.size() == 3);
+  for (const TransferRecord& r : b.sink.transfers) {
+    const int64_t expected = r.tag == 3 ? Time::ns(55'333).ps() + 333 : Time::us(82).ps();
+    CHECK(std::abs(r.end.ps() - expected) <= 1000);
   }
 }
 
