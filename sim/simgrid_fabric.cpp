@@ -22,6 +22,7 @@
 #include "sim/core/errors.h"
 #include "sim/group_paths.h"
 #include "sim/queue_pair.h"
+#include "sim/simgrid_rate_caps.h"
 #include "sim/stripes.h"
 
 namespace weft {
@@ -67,13 +68,6 @@ class PathZone final : public sgr::NetZoneImpl {
   sg4::Link* cap_ = nullptr;
 };
 
-// Sender rate limits (Transfer::max_rate) are links on the route, which must exist before SimGrid
-// seals the platform: a pool of private ones, one per transfer in SimGrid (a link shared by many
-// transfers would join them all into one max-min system, re-solved at every completion), and one
-// shared FATPIPE link per distinct limit for transfers beyond the pool (same rates, slower).
-constexpr size_t kPrivateCaps = 4096;
-constexpr size_t kSharedCaps = 256;
-
 }  // namespace
 
 bool simgrid_fabric_used() { return simgrid_used.load(); }
@@ -107,7 +101,6 @@ class SimGridFabric::Impl {
   };
 
   void build_platform();
-  sg4::Link* rate_cap(Pending& p);
   TransferId start_on(const Path& path, const Transfer& transfer, OnTransferDone on_done);
   uint32_t allocate(const Transfer& transfer, OnTransferDone on_done, const Path& path);
   void launch(uint32_t slot);
@@ -126,16 +119,11 @@ class SimGridFabric::Impl {
   Recorder& recorder_;
   simgrid_setup::EngineArgs args_{"weft-simgrid-fabric"};
   std::unique_ptr<sg4::Engine> simgrid_;
-  PathZone* zone_ = nullptr;       // owned by SimGrid (its engine deletes the root zone)
-  std::vector<sg4::Host*> hosts_;  // by NodeIndex
-  std::vector<sg4::Link*> links_;  // by LinkId
-  // The private link of flow's max-min (sim/flow_fabric.cpp) in SimGrid's terms: a link of the
-  // limit's bandwidth that only this transfer crosses, or a FATPIPE one (each crossing transfer
-  // gets the whole bandwidth, none is shared) when the pool is empty.
-  std::vector<sg4::Link*> free_caps_;
-  std::vector<sg4::Link*> shared_caps_;
-  std::unordered_map<uint64_t, sg4::Link*> cap_of_rate_;  // bit/s -> its shared link
-  std::vector<Pending> pending_;                          // by slot
+  PathZone* zone_ = nullptr;                    // owned by SimGrid (its engine deletes the root zone)
+  std::vector<sg4::Host*> hosts_;               // by NodeIndex
+  std::vector<sg4::Link*> links_;               // by LinkId
+  std::unique_ptr<SimGridRateCaps> rate_caps_;  // senders' limits as links (sim/simgrid_rate_caps.h)
+  std::vector<Pending> pending_;                // by slot
   std::vector<uint32_t> free_slots_;
   std::unordered_map<const sg4::Activity*, uint32_t> in_simgrid_;  // the comms SimGrid carries -> slot
   std::unordered_map<QueuePairKey, QueuePair, QueuePairKeyHash> queue_pairs_;
@@ -193,37 +181,12 @@ void SimGridFabric::Impl::build_platform() {
     link->set_sharing_policy(sg4::Link::SharingPolicy::SHARED);
     links_.push_back(link->seal());
   }
-  for (size_t i = 0; i < kPrivateCaps + kSharedCaps; ++i) {
-    sg4::Link* cap = zone->create_link(fmt::format("rate-cap-{}", i), 1.0);  // bytes/s, set at use
-    cap->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE);
-    (i < kPrivateCaps ? free_caps_ : shared_caps_).push_back(cap->seal());
-  }
+  rate_caps_ = std::make_unique<SimGridRateCaps>(*zone);
   zone->seal();
 }
 
 // SimGrid 3.32 cannot limit a host-to-host Comm's rate (Comm::set_rate asserts on a sendto_init comm
 // and is not passed to the kernel's): the limit is a link on the route instead.
-sg4::Link* SimGridFabric::Impl::rate_cap(Pending& p) {
-  const uint64_t bps = p.transfer.max_rate;
-  if (!free_caps_.empty()) {
-    p.private_cap = free_caps_.back();
-    free_caps_.pop_back();
-    p.private_cap->set_bandwidth(static_cast<double>(bps) / 8.0);  // bytes/s
-    return p.private_cap;
-  }
-  auto it = cap_of_rate_.find(bps);
-  if (it != cap_of_rate_.end()) return it->second;
-  if (cap_of_rate_.size() == shared_caps_.size()) {
-    throw ModelError(
-        fmt::format("simgrid fabric: more than {} transfers with a rate limit at once, of more than {} distinct limits",
-                    kPrivateCaps, kSharedCaps));
-  }
-  sg4::Link* cap = shared_caps_[cap_of_rate_.size()];
-  cap->set_bandwidth(static_cast<double>(bps) / 8.0);  // bytes/s
-  cap_of_rate_.emplace(bps, cap);
-  return cap;
-}
-
 uint32_t SimGridFabric::Impl::allocate(const Transfer& transfer, OnTransferDone on_done, const Path& path) {
   uint32_t slot;
   if (free_slots_.empty()) {
@@ -303,7 +266,7 @@ void SimGridFabric::Impl::launch(uint32_t slot) {
                     "simulation with the fabric's run()",
                     engine_.now().ps(), clock));
   }
-  zone_->offer(*p.path, p.transfer.max_rate > 0 ? rate_cap(p) : nullptr);
+  zone_->offer(*p.path, p.transfer.max_rate > 0 ? rate_caps_->take(p.transfer.max_rate, p.private_cap) : nullptr);
   p.comm = sg4::Comm::sendto_init(hosts_[p.transfer.src], hosts_[p.transfer.dst]);
   p.comm->set_payload_size(p.transfer.bytes.count());
   p.comm->start();
@@ -363,7 +326,7 @@ void SimGridFabric::Impl::arm() {
 void SimGridFabric::Impl::complete(uint32_t slot) {
   Pending& p = pending_[slot];
   retired_.push_back(std::move(p.comm));
-  if (p.private_cap != nullptr) free_caps_.push_back(std::exchange(p.private_cap, nullptr));
+  if (p.private_cap != nullptr) rate_caps_->give_back(std::exchange(p.private_cap, nullptr));
   QueuePair& qp = *p.queue_pair;
   if (qp.waiting.empty()) {
     qp.busy = false;  // kept (not erased): the same QP usually sends again soon
