@@ -33,6 +33,11 @@ class AnalyticFabric final : public Fabric {
     OnTransferDone on_done;
   };
   TransferId start_on(const Path& path, const Transfer& transfer, OnTransferDone on_done);
+  // start_on as PartJoin takes it.
+  auto starter() {
+    return
+        [this](const Path& path, const Transfer& t, OnTransferDone done) { return start_on(path, t, std::move(done)); };
+  }
   void finish(const std::vector<uint64_t>& slots);
 
   Engine& engine_;

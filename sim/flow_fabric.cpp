@@ -46,36 +46,14 @@ bool FlowFabric::interchangeable(const GroupTransfer&, uint64_t, uint64_t) { ret
 TransferId FlowFabric::start(const Transfer& transfer, OnTransferDone on_done) {
   const PathSet* stripes = nullptr;
   const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy, stripes);
-  if (stripes) return start_striped(*stripes, transfer, std::move(on_done));
+  if (stripes) return joins_.start_striped(*stripes, transfer, std::move(on_done), starter());
   return start_on(path, transfer, std::move(on_done));
-}
-
-// NVLink interleaving (sim/stripes.h): one part per path.
-TransferId FlowFabric::start_striped(const PathSet& stripes, const Transfer& transfer, OnTransferDone on_done) {
-  const std::vector<Transfer> parts = stripe_parts(stripes, transfer);
-  const uint32_t j = joins_.open(static_cast<uint32_t>(parts.size()), std::move(on_done));
-  const TransferId first = next_id_;
-  for (size_t i = 0; i < parts.size(); ++i) start_on(stripes[i], parts[i], joins_.part_done(j));
-  return first;
 }
 
 // A group is striped over the reducing switches next to it: one flow per stripe, each on the union
 // of its links, in its own queue pair; the group is done when every stripe has arrived.
 TransferId FlowFabric::start_group(const GroupTransfer& group, OnTransferDone on_done) {
-  const std::vector<const Path*>& stripes = groups_.stripes(group);
-  const uint32_t g = joins_.open(static_cast<uint32_t>(stripes.size()), std::move(on_done));
-  uint64_t share = group.bytes.count() / stripes.size();
-  TransferId first = next_id_;
-  for (size_t i = 0; i < stripes.size(); ++i) {
-    uint64_t bytes = i + 1 == stripes.size() ? group.bytes.count() - share * i : share;
-    // Stripe queue pairs are apart from unicast ones (whose entropy is a small stream index).
-    Transfer t{group.srcs.front(), group.dsts.front(), Bytes(bytes), 0, (1ULL << 63) | (group.entropy << 8) | i,
-               group.tag};
-    t.max_rate = group.max_rate / stripes.size();  // the sender's limit covers all its stripes
-    t.copies = group.copies;
-    start_on(*stripes[i], t, joins_.part_done(g));
-  }
-  return first;
+  return joins_.start_group(groups_.stripes(group), group, std::move(on_done), starter());
 }
 
 TransferId FlowFabric::start_on(const Path& path, const Transfer& transfer, OnTransferDone on_done) {

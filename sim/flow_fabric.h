@@ -89,7 +89,11 @@ class FlowFabric final : public Fabric {
   };
 
   TransferId start_on(const Path& path, const Transfer& transfer, OnTransferDone on_done);
-  TransferId start_striped(const PathSet& stripes, const Transfer& transfer, OnTransferDone on_done);
+  // start_on as PartJoin takes it.
+  auto starter() {
+    return
+        [this](const Path& path, const Transfer& t, OnTransferDone done) { return start_on(path, t, std::move(done)); };
+  }
   static uint64_t item(uint32_t flow, uint32_t version, Phase phase);
   uint32_t allocate_flow();
   void join_links(uint32_t f);

@@ -102,6 +102,11 @@ class SimGridFabric::Impl {
 
   void build_platform();
   TransferId start_on(const Path& path, const Transfer& transfer, OnTransferDone on_done);
+  // start_on as PartJoin takes it.
+  auto starter() {
+    return
+        [this](const Path& path, const Transfer& t, OnTransferDone done) { return start_on(path, t, std::move(done)); };
+  }
   uint32_t allocate(const Transfer& transfer, OnTransferDone on_done, const Path& path);
   void launch(uint32_t slot);
   void on_completion(const sg4::Activity& activity);
@@ -212,29 +217,13 @@ TransferId SimGridFabric::Impl::start(const Transfer& transfer, OnTransferDone o
   const PathSet* stripes = nullptr;
   const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy, stripes);
   if (stripes == nullptr) return start_on(path, transfer, std::move(on_done));
-  const std::vector<Transfer> parts = stripe_parts(*stripes, transfer);
-  const uint32_t j = joins_.open(static_cast<uint32_t>(parts.size()), std::move(on_done));
-  const TransferId first = next_id_;
-  for (size_t i = 0; i < parts.size(); ++i) start_on((*stripes)[i], parts[i], joins_.part_done(j));
-  return first;
+  return joins_.start_striped(*stripes, transfer, std::move(on_done), starter());
 }
 
-// As flow's: one unicast part per reducing switch, over the union of the group's links through it
-// (sim/group_paths.h), in its own queue pair; the sender's limit covers all its stripes.
+// As flow's: one part per reducing switch over the union of the group's links through it
+// (sim/group_paths.h), in its own queue pair.
 TransferId SimGridFabric::Impl::start_group(const GroupTransfer& group, OnTransferDone on_done) {
-  const std::vector<const Path*>& stripes = groups_.stripes(group);
-  const uint32_t j = joins_.open(static_cast<uint32_t>(stripes.size()), std::move(on_done));
-  const uint64_t share = group.bytes.count() / stripes.size();
-  const TransferId first = next_id_;
-  for (size_t i = 0; i < stripes.size(); ++i) {
-    const uint64_t bytes = i + 1 == stripes.size() ? group.bytes.count() - share * i : share;
-    Transfer t{group.srcs.front(), group.dsts.front(), Bytes(bytes), 0, (1ULL << 63) | (group.entropy << 8) | i,
-               group.tag};
-    t.max_rate = group.max_rate / stripes.size();
-    t.copies = group.copies;
-    start_on(*stripes[i], t, joins_.part_done(j));
-  }
-  return first;
+  return joins_.start_group(groups_.stripes(group), group, std::move(on_done), starter());
 }
 
 TransferId SimGridFabric::Impl::start_on(const Path& path, const Transfer& transfer, OnTransferDone on_done) {

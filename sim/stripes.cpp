@@ -4,29 +4,42 @@
 
 namespace weft {
 
-std::vector<Transfer> stripe_parts(const PathSet& stripes, const Transfer& transfer) {
+namespace {
+
+uint64_t share(uint64_t value, uint64_t rate, uint64_t total_rate) {
+  return static_cast<uint64_t>(static_cast<uint128>(value) * rate / total_rate);
+}
+
+}  // namespace
+
+Transfer stripe_part(const PathSet& stripes, const Transfer& transfer, size_t i) {
   uint64_t total_rate = 0;
   for (const Path& p : stripes) total_rate += p.bottleneck.bps();
-  std::vector<Transfer> parts;
-  parts.reserve(stripes.size());
-  uint64_t placed = 0;
-  for (size_t i = 0; i < stripes.size(); ++i) {
-    const uint64_t rate = stripes[i].bottleneck.bps();
-    const uint64_t share =
-        i + 1 == stripes.size()
-            ? transfer.bytes.count() - placed
-            : static_cast<uint64_t>(static_cast<uint128>(transfer.bytes.count()) * rate / total_rate);
-    placed += share;
-    Transfer t = transfer;
-    t.bytes = Bytes(share);
-    t.entropy = (1ULL << 62) | (transfer.entropy << 8) | i;  // a queue pair per stripe keeps its order
-    if (transfer.max_rate > 0) {
-      t.max_rate =
-          std::max<uint64_t>(1, static_cast<uint64_t>(static_cast<uint128>(transfer.max_rate) * rate / total_rate));
+  const uint64_t rate = stripes[i].bottleneck.bps();
+  Transfer t = transfer;
+  if (i + 1 < stripes.size()) {
+    t.bytes = Bytes(share(transfer.bytes.count(), rate, total_rate));
+  } else {
+    uint64_t placed = 0;
+    for (size_t k = 0; k + 1 < stripes.size(); ++k) {
+      placed += share(transfer.bytes.count(), stripes[k].bottleneck.bps(), total_rate);
     }
-    parts.push_back(t);
+    t.bytes = Bytes(transfer.bytes.count() - placed);
   }
-  return parts;
+  t.entropy = (1ULL << 62) | (transfer.entropy << 8) | i;  // a queue pair per stripe keeps its order
+  if (transfer.max_rate > 0) t.max_rate = std::max<uint64_t>(1, share(transfer.max_rate, rate, total_rate));
+  return t;
+}
+
+Transfer group_part(const GroupTransfer& group, size_t n, size_t i) {
+  const uint64_t each = group.bytes.count() / n;
+  const uint64_t bytes = i + 1 == n ? group.bytes.count() - each * i : each;
+  // Stripe queue pairs are apart from unicast ones (whose entropy is a small stream index).
+  Transfer t{group.srcs.front(), group.dsts.front(), Bytes(bytes), 0, (1ULL << 63) | (group.entropy << 8) | i,
+             group.tag};
+  t.max_rate = group.max_rate / n;  // the sender's limit covers all its stripes
+  t.copies = group.copies;
+  return t;
 }
 
 uint32_t PartJoin::open(uint32_t parts, OnTransferDone on_done) {

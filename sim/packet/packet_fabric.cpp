@@ -58,14 +58,10 @@ TransferId PacketFabric::start(const Transfer& transfer, OnTransferDone on_done)
   const PathSet* stripes = nullptr;
   const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy, stripes);
   if (stripes == nullptr) return flows_[sender_.start(path, transfer, std::move(on_done))].id;
-  const std::vector<Transfer> parts = stripe_parts(*stripes, transfer);
-  const uint32_t j = joins_.open(static_cast<uint32_t>(parts.size()), std::move(on_done));
-  TransferId first = 0;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const TransferId id = flows_[sender_.start((*stripes)[i], parts[i], joins_.part_done(j))].id;
-    if (i == 0) first = id;
-  }
-  return first;
+  return joins_.start_striped(*stripes, transfer, std::move(on_done),
+                              [this](const Path& p, const Transfer& t, OnTransferDone done) {
+                                return flows_[sender_.start(p, t, std::move(done))].id;
+                              });
 }
 
 TransferId PacketFabric::start_group(const GroupTransfer& group, OnTransferDone on_done) {
