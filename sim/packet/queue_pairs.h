@@ -28,11 +28,15 @@ class QueuePairs {
   std::deque<uint32_t>& flows(uint32_t qp) { return queue_pairs_[qp].flows; }
   LinkId first_link(uint32_t qp) const { return queue_pairs_[qp].first_link; }
   Feeders& feeders(LinkId link) { return feeders_[link]; }
+  // The sender's rate limit (Transfer::max_rate) as a fluid, per queue pair: when the limit lets
+  // the last payload byte sent so far leave (see Sender::limit_allows).
+  Time& limit_clock(uint32_t qp) { return queue_pairs_[qp].limit_clock; }
 
  private:
   struct State {
     std::deque<uint32_t> flows;  // flow slots, in order
     LinkId first_link = 0;
+    Time limit_clock;
   };
   struct Key {
     NodeIndex src;

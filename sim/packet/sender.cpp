@@ -67,7 +67,12 @@ uint32_t Sender::start(const Path& path, const Transfer& transfer, OnTransferDon
   shape(flow, path);
   if (router_.options().policy != RoutingPolicy::ecmp) attach_spray(flow);
   flow.send.queue_pair = queue_pairs_.of(transfer.src, path.links[0], transfer.entropy);
-  queue_pairs_.flows(flow.send.queue_pair).push_back(f);
+  std::deque<uint32_t>& in_queue = queue_pairs_.flows(flow.send.queue_pair);
+  if (in_queue.empty()) {  // an idle queue pair's limit starts now; else it goes on behind the flows in front
+    Time& clock = queue_pairs_.limit_clock(flow.send.queue_pair);
+    clock = std::max(clock, engine_.now());
+  }
+  in_queue.push_back(f);
   watchdog_.arm();
   sampler_.start();
   egress_.try_send(path.links[0]);
@@ -141,7 +146,28 @@ bool Sender::eligible(Flow& flow, Time& retry_at) {
     retry_at = std::min(retry_at, s.next_send);
     return false;
   }
-  return true;
+  return flow.transfer.max_rate == 0 || limit_allows(flow, retry_at);
+}
+
+// The sender's limit holds its bytes to the limit as flow's fluid does, its first packet included:
+// a packet may leave once its last byte, serialised at the first link's rate, would not get ahead of
+// the queue pair's limit clock plus the packet at the limit. A transfer of one packet so takes
+// payload / limit, not payload / line rate; a queue pair's next transfer goes on from the clock.
+bool Sender::limit_allows(const Flow& flow, Time& retry_at) {
+  const uint32_t payload = flow.payload(flow.send.resend.empty() ? flow.send.next_seq : flow.send.resend.front());
+  const Time earliest = queue_pairs_.limit_clock(flow.send.queue_pair) +
+                        transmit_time(Bytes(payload), Bandwidth::bps(flow.transfer.max_rate)) -
+                        first_hop_time(flow, payload);
+  if (earliest <= engine_.now()) return true;
+  retry_at = std::min(retry_at, earliest);
+  return false;
+}
+
+Time Sender::first_hop_time(const Flow& flow, uint32_t payload) {
+  const EgressPort& port = egress_.port(flow.path->links[0]);
+  Packet probe;
+  probe.payload = payload;
+  return transmit_time(Bytes(port.wire_bytes(probe)), Bandwidth::bps(port.rate));
 }
 
 bool Sender::pull(EgressPort& port, uint32_t& packet) {
@@ -213,20 +239,23 @@ uint32_t Sender::make_data_packet(uint32_t f) {
   pkt.priority = flow.transfer.priority;
   pkt.kind = Kind::data;
   ++stats_.packets_sent;
-  if (flow.send.dcqcn || flow.transfer.max_rate > 0) pace(flow, pkt.payload);
+  if (flow.send.dcqcn) pace(flow, pkt.payload);
+  if (flow.transfer.max_rate > 0) {  // the limit clock goes on by this packet at the limit
+    Time& clock = queue_pairs_.limit_clock(flow.send.queue_pair);
+    clock = std::max(clock + transmit_time(Bytes(pkt.payload), Bandwidth::bps(flow.transfer.max_rate)),
+                     engine_.now() + first_hop_time(flow, pkt.payload));
+  }
   if (flow.reliable) feedback_.arm_rto(f);
   if (!flow.reliable && flow.send.next_seq == flow.packets) retire(f);
   return p;
 }
 
-// The next packet leaves once this one would have at the DCQCN rate and the sender's own limit.
+// The next packet leaves once this one would have at the DCQCN rate (the sender's own limit is
+// the queue pair's limit clock: limit_allows).
 void Sender::pace(Flow& flow, uint32_t payload) {
-  uint64_t rate = flow.transfer.max_rate > 0 ? flow.transfer.max_rate : UINT64_MAX;
-  if (flow.send.dcqcn) {
-    rate = std::min(rate, flow.send.dcqcn->rate(engine_.now()).bps());
-    flow.send.dcqcn->on_sent(Bytes(payload), engine_.now());
-  }
-  flow.send.next_send = engine_.now() + transmit_time(Bytes(payload), Bandwidth::bps(rate));
+  const Bandwidth rate = flow.send.dcqcn->rate(engine_.now());
+  flow.send.dcqcn->on_sent(Bytes(payload), engine_.now());
+  flow.send.next_send = engine_.now() + transmit_time(Bytes(payload), rate);
 }
 
 void Sender::retire(uint32_t f) {

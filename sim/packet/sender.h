@@ -51,6 +51,8 @@ class Sender {
   uint32_t make_data_packet(uint32_t f);
   uint32_t next_seq(Flow& flow);
   void pace(Flow& flow, uint32_t payload);
+  Time first_hop_time(const Flow& flow, uint32_t payload);
+  bool limit_allows(const Flow& flow, Time& retry_at);
   const Path* path_for_packet(Flow& flow);
 
   Engine& engine_;

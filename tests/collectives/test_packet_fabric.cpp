@@ -255,6 +255,32 @@ TEST_CASE("packet: agrees with flow on uncongested transfers and a ring all-redu
   CHECK(pkt == Approx(flow).epsilon(0.03));
 }
 
+TEST_CASE("packet: a sender's limit holds its bytes as a fluid, first packet included", "[packet]") {
+  // NDR InfiniBand (400 Gb/s), 1 us per link, one switch; transfers of one 4 KiB packet limited to
+  // 10 Gb/s (a channel's speed), as flow holds them: the packet's last byte leaves the sender at
+  // 4096 * 8 / 10 Gb/s = 3.2768 us, then 1 us, the switch's store-and-forward of it at 400 Gb/s and
+  // 1 us. Two on one queue pair (same entropy): the second goes on from the first's limit clock and
+  // leaves at 6.5536 us. (Before, an unpaced first packet left at line rate: 0.08 us.)
+  Topology t = single_switch(2, ib_ndr(Time::us(1)));
+  Engine engine;
+  Router router(t, RouterOptions{});
+  Recorder recorder;
+  PacketFabric fabric(engine, router, recorder, packet::packet_profile("ib"), /*check_invariants=*/true);
+  std::vector<Time> ends(2, Time::max());
+  for (uint64_t i = 0; i < 2; ++i) {
+    Transfer tr{t.gpus()[0], t.gpus()[1], Bytes(4096), 0, /*entropy=*/7, i};
+    tr.max_rate = 10'000'000'000;
+    fabric.start(tr, [&ends, &engine, i] { ends[i] = engine.now(); });
+  }
+  fabric.run(engine);
+  const double hop = 4200.0 * 8 / 400e9;  // at most: a 4 KiB packet with its headers at 400 Gb/s
+  for (size_t i = 0; i < 2; ++i) {
+    const double left = (i + 1) * 3.2768e-6;
+    CHECK(seconds(ends[i]) >= left + 2e-6);
+    CHECK(seconds(ends[i]) <= left + 2e-6 + hop);
+  }
+}
+
 TEST_CASE("packet: same seed, same completion times", "[packet]") {
   Topology t = single_switch(9, roce(100, 4096, Time::us(1)));
   std::vector<Flow> flows = incast(t, 8, 1'000'000);
