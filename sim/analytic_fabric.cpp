@@ -13,10 +13,7 @@ AnalyticFabric::AnalyticFabric(Engine& engine, Router& router, Recorder& recorde
 
 // A transfer between GPUs on NVSwitches interleaves over every NVLink path, as in flow (sim/stripes.h).
 TransferId AnalyticFabric::start(const Transfer& transfer, OnTransferDone on_done) {
-  const PathSet* stripes = nullptr;
-  const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy, stripes);
-  if (stripes == nullptr) return start_on(path, transfer, std::move(on_done));
-  return joins_.start_striped(*stripes, transfer, std::move(on_done), starter());
+  return joins_.start(router_, transfer, std::move(on_done), starter());
 }
 
 // As flow's: one part per reducing switch over the union of the group's links through it

@@ -44,10 +44,7 @@ bool FlowFabric::interchangeable(NodeIndex src, NodeIndex dst, uint64_t a, uint6
 bool FlowFabric::interchangeable(const GroupTransfer&, uint64_t, uint64_t) { return true; }
 
 TransferId FlowFabric::start(const Transfer& transfer, OnTransferDone on_done) {
-  const PathSet* stripes = nullptr;
-  const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy, stripes);
-  if (stripes) return joins_.start_striped(*stripes, transfer, std::move(on_done), starter());
-  return start_on(path, transfer, std::move(on_done));
+  return joins_.start(router_, transfer, std::move(on_done), starter());
 }
 
 // A group is striped over the reducing switches next to it: one flow per stripe, each on the union

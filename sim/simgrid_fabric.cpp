@@ -190,8 +190,6 @@ void SimGridFabric::Impl::build_platform() {
   zone->seal();
 }
 
-// SimGrid 3.32 cannot limit a host-to-host Comm's rate (Comm::set_rate asserts on a sendto_init comm
-// and is not passed to the kernel's): the limit is a link on the route instead.
 uint32_t SimGridFabric::Impl::allocate(const Transfer& transfer, OnTransferDone on_done, const Path& path) {
   uint32_t slot;
   if (free_slots_.empty()) {
@@ -214,10 +212,7 @@ uint32_t SimGridFabric::Impl::allocate(const Transfer& transfer, OnTransferDone 
 
 // A transfer between GPUs on NVSwitches interleaves over every NVLink path, as in flow (sim/stripes.h).
 TransferId SimGridFabric::Impl::start(const Transfer& transfer, OnTransferDone on_done) {
-  const PathSet* stripes = nullptr;
-  const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy, stripes);
-  if (stripes == nullptr) return start_on(path, transfer, std::move(on_done));
-  return joins_.start_striped(*stripes, transfer, std::move(on_done), starter());
+  return joins_.start(router_, transfer, std::move(on_done), starter());
 }
 
 // As flow's: one part per reducing switch over the union of the group's links through it

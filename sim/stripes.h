@@ -27,6 +27,15 @@ Transfer group_part(const GroupTransfer& group, size_t n, size_t i);
 // parts are made one at a time (nothing allocated per transfer on this path).
 class PartJoin {
  public:
+  // `transfer` on the path the router gives it, or striped over every NVLink path when it has them.
+  template <class StartOn>
+  TransferId start(Router& router, const Transfer& transfer, OnTransferDone on_done, StartOn&& start_on) {
+    const PathSet* stripes = nullptr;
+    const Path& path = router.route(transfer.src, transfer.dst, transfer.entropy, stripes);
+    if (stripes == nullptr) return start_on(path, transfer, std::move(on_done));
+    return start_striped(*stripes, transfer, std::move(on_done), start_on);
+  }
+
   template <class StartOn>
   TransferId start_striped(const PathSet& stripes, const Transfer& transfer, OnTransferDone on_done,
                            StartOn&& start_on) {

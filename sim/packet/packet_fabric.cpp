@@ -55,13 +55,10 @@ void PacketFabric::build_links() {
 
 // A transfer between GPUs on NVSwitches interleaves over every NVLink path, as in flow (sim/stripes.h).
 TransferId PacketFabric::start(const Transfer& transfer, OnTransferDone on_done) {
-  const PathSet* stripes = nullptr;
-  const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy, stripes);
-  if (stripes == nullptr) return flows_[sender_.start(path, transfer, std::move(on_done))].id;
-  return joins_.start_striped(*stripes, transfer, std::move(on_done),
-                              [this](const Path& p, const Transfer& t, OnTransferDone done) {
-                                return flows_[sender_.start(p, t, std::move(done))].id;
-                              });
+  return joins_.start(router_, transfer, std::move(on_done),
+                      [this](const Path& path, const Transfer& t, OnTransferDone done) {
+                        return flows_[sender_.start(path, t, std::move(done))].id;
+                      });
 }
 
 TransferId PacketFabric::start_group(const GroupTransfer& group, OnTransferDone on_done) {
