@@ -117,7 +117,7 @@ TEST_CASE("every GPU entry is complete and self-consistent", "[catalogue]") {
     CHECK((g.nvlink_generation == 0) == (g.nvlink_links == 0));
     if (g.nvlink_generation != 0) CHECK(g.nvlink_links <= nvlink(g.nvlink_generation).links_per_gpu);
   }
-  CHECK(names.size() == 14u);
+  CHECK(names.size() == 15u);
   // Case-insensitive lookup; the flagship GPUs carry their generation's full link count.
   CHECK(gpu("H100-SXM").nvlink_links == nvlink(4).links_per_gpu);
   CHECK(gpu("b200").nvlink_links == nvlink(5).links_per_gpu);

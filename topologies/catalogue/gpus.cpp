@@ -109,6 +109,23 @@ constexpr GpuSpec kGpus[] = {
      .pcie_generation = 5,
      .pcie_lanes = 16,
      .tdp_watts = 700},
+    // NVIDIA H20 (the export-compliant Hopper of 2024; NVIDIA's HGX H20 product brief is not public,
+    // figures as published by SemiAnalysis "Nvidia's New China AI Chips Circumvent US Restrictions",
+    // 2023-11-09): FP8 296 / BF16 148 TFLOP/s dense, 96 GB HBM3 at 4.0 TB/s, NVLink 900 GB/s (18 NVLink4
+    // links, as H100 SXM), PCIe Gen5 x16, 400 W.
+    {.name = "h20",
+     .description = "NVIDIA H20 96 GB (Hopper) [unverified: press figures, no public datasheet]",
+     .fp32_flops = 44 * kTera,
+     .tf32_flops = 74 * kTera,
+     .bf16_flops = 148 * kTera,
+     .fp8_flops = 296 * kTera,
+     .memory_bandwidth = 4.0e12,
+     .memory = Bytes(96 * kGiB),
+     .nvlink_generation = 4,
+     .nvlink_links = 18,
+     .pcie_generation = 5,
+     .pcie_lanes = 16,
+     .tdp_watts = 400},
     // NVIDIA DGX/HGX B200 datasheets, per GPU: FP8 9 PF / BF16 4.5 PF / TF32 2.2 PF sparse, FP32 75 TF
     // (600 TF per 8 GPUs), 1,440 GB per 8 GPUs = 180 GB, 64 TB/s per 8 = 8 TB/s, NVLink 1.8 TB/s.
     // Host link PCIe Gen5 x16 and 1,000 W TGP (MLCommons inference v6.0, nebius_b200_n1.json).

@@ -1,0 +1,141 @@
+#include "bench/validation_rows.h"
+
+#include <fmt/format.h>
+#include <regex>
+#include <string_view>
+
+#include "collectives/nccl_model.h"
+#include "sim/core/errors.h"
+
+namespace weft::bench {
+namespace {
+
+// A published system and how the catalogue describes it. `sets` hold only facts of the machine as its
+// vendor or the source describes it (NICs, slots, P2P), never anything read from its timings.
+struct SystemDescription {
+  const char* needle;  // a part of the `system` column
+  const char* preset;  // "" when weft cannot describe it
+  std::vector<std::string> sets;
+  const char* why;  // the source of the description, or why there is none
+};
+
+const std::vector<SystemDescription>& descriptions() {
+  static const std::vector<SystemDescription> table = {
+      {"DeepEP",
+       "",
+       {},
+       "DeepEP's dispatch/combine kernels are not NCCL collectives; weft has no model of their token "
+       "routing and NVLink-to-RDMA forwarding"},
+      {"DGX H100", "dgx-h100", {}, "the preset"},
+      // Azure ND H100 v5 / ND A100 v4 (learn.microsoft.com, sizes): HGX H100 / A100 boards with 8 x 400G
+      // NDR / 8 x 200G HDR InfiniBand, the wiring of the DGX presets.
+      {"Azure ND H100 v5", "dgx-h100", {}, "HGX H100 with 8x 400G NDR IB, as DGX H100"},
+      {"Azure ND A100 v4", "dgx-a100", {}, "HGX A100 with 8x 200G HDR IB, as DGX A100"},
+      {"H200", "hgx-h200", {}, "the preset"},
+      // AWS p6-b200 (AWS instance page): 8 B200 on NVLink5 switches, the DGX B200 board; EFA unused on one node.
+      {"p6-b200", "dgx-b200", {}, "HGX B200, as DGX B200 (one node: EFA unused)"},
+      {"p5.48xlarge", "aws-p5", {}, "the preset"},
+      {"p4de", "aws-p4de", {}, "the preset"},
+      // The row's own columns: NVLink4 + NVSwitch, H20 GPUs (18 NVLink4 links, as H100 SXM).
+      {"H20", "dgx-h100", {"node.gpu=h20"}, "HGX H20: the H100 board with H20 GPUs"},
+      {"A100 node", "dgx-a100", {}, "the preset"},
+      // The row's nic column: one 100G IB NIC per node; the node's NVLink topology is not stated, so
+      // the DGX-1 hybrid cube mesh is an assumption.
+      {"V100 cluster", "dgx1-v100", {"node.nics=1"}, "DGX-1 V100 with one 100G EDR NIC per node (mesh assumed)"},
+      {"V100-SXM2", "dgx1-v100", {}, "the preset"},
+      {"2080 Ti", "pcie-2080ti-nvlink", {}, "the preset"},
+      // The row: P2P enabled by the patched driver, on an EPYC 7773X (one socket, 128 PCIe 4.0 lanes:
+      // every GPU in an x16 slot of the root complex).
+      {"RTX 4090",
+       "pcie-4090x8",
+       {"node.p2p=true", "node.pcie_lanes=16", "node.cpu_sockets=1"},
+       "RTX 4090s in x16 slots of one EPYC socket, P2P on"},
+  };
+  return table;
+}
+
+const SystemDescription& description_of(const std::string& system) {
+  for (const SystemDescription& d : descriptions()) {
+    if (system.find(d.needle) != std::string::npos) return d;
+  }
+  throw ConfigError("not in the catalogue: no preset describes this system");
+}
+
+// The algorithm a measurement forced: the label names exactly one ("Ring", "NVLS",
+// "Ring (NCCL_NVLS_ENABLE=0)"); labels that describe a mix or hearsay force nothing.
+std::optional<Algorithm> forced_algorithm(std::string label) {
+  if (const size_t paren = label.find('('); paren != std::string::npos) label.resize(paren);
+  while (!label.empty() && label.back() == ' ') label.pop_back();
+  if (label.empty() || label.find_first_of(" ,/") != std::string::npos) return std::nullopt;
+  try {
+    return parse_algorithm(label);
+  } catch (const ConfigError&) {
+    return std::nullopt;
+  }
+}
+
+// A whole number or a decimal from a column, or a ConfigError naming the column and the text.
+double number(const Row& r, const char* column) {
+  const std::string& text = r.at(column);
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+  }
+  if (text.empty() || used != text.size()) {
+    throw ConfigError(fmt::format("column {}: expected a number, got '{}'", column, text));
+  }
+  return value;
+}
+
+double measured_time_us(const Row& r, CollectiveOp op, uint64_t bytes, uint32_t gpus) {
+  if (!r.at("time_us").empty()) return number(r, "time_us");
+  if (r.at("busbw_GBps").empty()) throw ConfigError("the row has neither time_us nor busbw_GBps");
+  const double busbw = number(r, "busbw_GBps");
+  if (busbw <= 0) throw ConfigError("busbw_GBps is 0 and time_us is empty: no time to compare with");
+  return bytes * bus_bandwidth_factor(op, gpus) / (busbw * 1e3);  // nccl-tests' definition of busbw
+}
+
+}  // namespace
+
+std::string nccl_version_in(const std::string& notes) {
+  static const std::regex version(R"(NCCL (\d+\.\d+\.\d+))");
+  std::smatch m;
+  return std::regex_search(notes, m, version) ? m[1].str() : "";
+}
+
+DescribedRow describe_row(const Row& r) {
+  const SystemDescription& d = description_of(r.at("system"));
+  if (*d.preset == '\0') throw ConfigError(d.why);
+  DescribedRow out;
+  out.preset = d.preset;
+  out.sets = d.sets;
+  out.setup = d.why;
+  out.op = parse_collective_op(r.at("collective"), "collective");
+  if (r.at("bytes").empty()) throw ConfigError("the row has no size");
+  out.bytes = static_cast<uint64_t>(number(r, "bytes"));
+  out.gpus = static_cast<uint32_t>(number(r, "gpus"));
+  const int nodes = static_cast<int>(number(r, "nodes"));
+  const int per_node = static_cast<int>(number(r, "gpus_per_node"));
+  if (nodes == 1 && per_node < system_spec(d.preset).node.gpus) {
+    out.sets.push_back(fmt::format("node.gpus={}", per_node));  // the GPUs the run used
+  }
+  out.spec = resolve_system(d.preset, nodes, out.sets, "--set");
+  if (std::optional<Algorithm> a = forced_algorithm(r.at("algorithm_if_known"))) {
+    out.plan.overrides.algorithm = a;
+    out.setup += fmt::format("; NCCL_ALGO={} as measured", to_string(*a));
+  }
+  if (const std::string v = nccl_version_in(r.at("notes")); !v.empty()) {
+    try {
+      out.plan.version = nccl_version(v).name;
+      out.setup += fmt::format("; NCCL {}", out.plan.version);
+    } catch (const ConfigError&) {
+      out.setup += fmt::format("; NCCL {} not in the tuner: newest constants", v);
+    }
+  }
+  out.measured_us = measured_time_us(r, out.op, out.bytes, out.gpus);
+  return out;
+}
+
+}  // namespace weft::bench
