@@ -9,9 +9,35 @@
 
 namespace weft {
 
+namespace {
+
+// What NCCL counts as a node for each GPU: its host, or its NVLink domain when that domain spans
+// several hosts (an NVL72 rack's 18 compute trays are one NVLink domain of 72 GPUs, which NCCL's
+// multi-node NVLink support (MNNVL, NCCL 2.20+) treats as one node: nNodes counts NVLink cliques).
+std::vector<int32_t> node_of_gpus(const Topology& topology) {
+  std::map<int32_t, int32_t> host_of_domain;  // domain -> one host, or -2 when it spans several
+  for (NodeIndex g : topology.gpus()) {
+    const NodeProps& p = topology.node(g);
+    if (p.domain < 0) continue;
+    auto [it, fresh] = host_of_domain.emplace(p.domain, p.host);
+    if (!fresh && it->second != p.host) it->second = -2;
+  }
+  std::vector<int32_t> node;
+  node.reserve(topology.gpus().size());
+  for (NodeIndex g : topology.gpus()) {
+    const NodeProps& p = topology.node(g);
+    const bool rack = p.domain >= 0 && host_of_domain[p.domain] == -2;
+    node.push_back(rack ? -3 - p.domain : p.host);  // domains below -2, hosts from 0: never equal
+  }
+  return node;
+}
+
+}  // namespace
+
 CommunicatorLayout layout_of(const Topology& topology, std::span<const uint32_t> gpus) {
   if (gpus.empty()) throw ConfigError("communicator: expected at least one rank");
   const auto count = static_cast<uint32_t>(topology.gpus().size());
+  const std::vector<int32_t> node_of = node_of_gpus(topology);
   std::vector<bool> seen(count, false);
   std::vector<int32_t> host_order;  // hosts by their first rank
   std::map<int32_t, std::vector<uint32_t>> ranks_of_host;
@@ -22,7 +48,7 @@ CommunicatorLayout layout_of(const Topology& topology, std::span<const uint32_t>
     }
     if (seen[gpus[r]]) throw ConfigError(fmt::format("communicator: GPU {} holds two ranks", gpus[r]));
     seen[gpus[r]] = true;
-    const int32_t host = topology.node(topology.gpus()[gpus[r]]).host;
+    const int32_t host = node_of[gpus[r]];
     if (!ranks_of_host.contains(host)) host_order.push_back(host);
     ranks_of_host[host].push_back(r);
   }

@@ -14,13 +14,14 @@
 namespace weft {
 
 struct CommunicatorLayout {
-  // by_position[p] = the communicator rank at node-major position p (hosts in order of their first
-  // rank, then rank order inside a host).
+  // by_position[p] = the communicator rank at node-major position p (nodes in order of their first
+  // rank, then rank order inside a node). A node is a host, or a whole NVLink domain that spans
+  // several hosts (an NVL72 rack), as NCCL counts nodes.
   std::vector<uint32_t> by_position;
   std::vector<uint32_t> gpu_of_position;  // index into Topology::gpus()
-  uint32_t nodes = 1;                     // distinct hosts
-  uint32_t per_node = 1;                  // ranks on each host (when uniform)
-  bool uniform = true;                    // every host holds per_node ranks
+  uint32_t nodes = 1;                     // distinct nodes
+  uint32_t per_node = 1;                  // ranks on each node (when uniform)
+  bool uniform = true;                    // every node holds per_node ranks
 };
 
 // `gpus[r]` = the GPU (index into topology.gpus()) of communicator rank r. Throws ConfigError for an

@@ -188,6 +188,17 @@ double simulated_ring_latency_us(const CollectivePlan& plan, const Topology& t, 
   return std::min(steps * hop, 0.5 * plan.choice.latency_us);  // never more than half NCCL's term
 }
 
+// NCCL's latency term for what runs, without the net plugin's props->latency: aws-ofi-nccl sets that
+// so that "NCCL's internal tuner choices work better" (src/platform-aws.cpp), a hint for the choice
+// (which keeps it), not a time the operation pays.
+double physical_latency_us(const TunerInput& in, const Choice& run) {
+  if (in.net_latency_us == 0) return run.latency_us;
+  TunerInput without_hint = in;
+  without_hint.net_latency_us = 0;
+  const uint32_t channels = std::max<uint32_t>(1, run.channels);
+  return tune(without_hint, {run.algorithm, run.protocol, channels, channels}).latency_us;
+}
+
 }  // namespace
 
 CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topology, const ClusterSpec& spec,
@@ -234,8 +245,8 @@ CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topo
   // NCCL's latency term for the whole operation (§2: base latency plus the hardware latency of its
   // steps), charged once before the first step. NCCL's per-step term already covers the wire, which
   // the simulated links add again; for a ring the part the links give back is taken out.
-  plan.schedule.start_latency =
-      microseconds(run.latency_us - simulated_ring_latency_us(plan, topology, layout.gpu_of_position, op));
+  plan.schedule.start_latency = microseconds(physical_latency_us(plan.input, run) -
+                                             simulated_ring_latency_us(plan, topology, layout.gpu_of_position, op));
   // One channel copies no faster than the speed NCCL's search gives it (§5); NVLS moves data with
   // the switch's multimem operations instead, limited by the links.
   if (run.algorithm != Algorithm::nvls && run.algorithm != Algorithm::nvls_tree) {

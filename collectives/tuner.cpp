@@ -339,6 +339,7 @@ TunerInput describe_for_tuner(const ClusterSpec& spec, CollectiveOp op, Bytes si
   in.bw_intra_GBps = in.intra == IntraLink::nvlink ? s.nvlink_links * nvlink_link_GBps(gpu, in.arch)
                                                    : pcie_GBps(s.pcie_generation, s.pcie_lanes);
   std::tie(in.bw_inter_GBps, in.nics_per_node) = nic_share(spec, s);
+  if (s.nics > 0) in.net_latency_us = node_spec::nic_of(s).plugin_latency.microseconds();
   in.channels = in.intra == IntraLink::nvlink ? 16 : 2;
   const bool switched = s.layout == NodeLayout::nvswitch || s.layout == NodeLayout::nvl_rack;
   in.nvswitch = switched && s.nvswitch_generation > 0;

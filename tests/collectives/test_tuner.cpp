@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include "collectives/communicator.h"
 #include "collectives/tuner.h"
 #include "sim/core/errors.h"
 #include "topologies/systems.h"
@@ -313,4 +314,41 @@ TEST_CASE("tuner: NVLS and NVLSTree need two of the communicator's GPUs in a nod
   in.gpus_per_node = 8;
   in.nics_per_node = 8;
   CHECK(find(candidates(in), Algorithm::nvls_tree, Protocol::simple).enabled);
+}
+
+TEST_CASE("tuner: an EFA NIC brings aws-ofi-nccl's plugin latency to every network step", "[tuner]") {
+  // aws-ofi-nccl reports props->latency = 75 us on p4d/p4de/p5 (src/platform-aws.cpp); NCCL adds it to
+  // the NET hop latency (§2): Tree/LL on 2 nodes x 8 = 6.8 + 2 x (7 x 0.6 + 1 x (5.0 + 75)) us.
+  ClusterSpec spec = system_spec("aws-p4de");
+  spec.nodes = 2;
+  TunerInput in = describe_for_tuner(spec, CollectiveOp::all_reduce, Bytes(8));
+  CHECK(in.net_latency_us == Approx(75.0));
+  CHECK(find(candidates(in), Algorithm::tree, Protocol::ll).latency_us == Approx(6.8 + 2 * (7 * 0.6 + 80.0)));
+  // NCCL's own InfiniBand transport leaves props->latency unset.
+  CHECK(dgx_h100(2, CollectiveOp::all_reduce, 8).net_latency_us == 0.0);
+}
+
+TEST_CASE("tuner: an NVL72 rack is one node of 72 GPUs to NCCL", "[tuner]") {
+  ClusterSpec spec = system_spec("gb200-nvl72");
+  spec.nodes = 2;
+  Topology t = build_cluster(spec);
+  std::vector<uint32_t> all(t.gpus().size());
+  for (uint32_t r = 0; r < all.size(); ++r) all[r] = r;
+  CommunicatorLayout racks = layout_of(t, all);
+  CHECK(racks.nodes == 2);
+  CHECK(racks.per_node == 72);
+  CHECK(racks.uniform);
+  // Within one rack: one node, so NVLS (not NVLSTree over the network) for a large all-reduce.
+  std::vector<uint32_t> rack0(all.begin(), all.begin() + 72);
+  TunerInput in = describe_communicator(t, spec, layout_of(t, rack0), CollectiveOp::all_reduce, Bytes(kGiB));
+  CHECK(in.nodes == 1);
+  CHECK(in.gpus_per_node == 72);
+  CHECK(tune(in).algorithm == Algorithm::nvls);
+  // DGX H100 hosts stay nodes of 8.
+  ClusterSpec dgx = system_spec("dgx-h100");
+  dgx.nodes = 2;
+  Topology d = build_cluster(dgx);
+  std::vector<uint32_t> sixteen(16);
+  for (uint32_t r = 0; r < 16; ++r) sixteen[r] = r;
+  CHECK(layout_of(d, sixteen).nodes == 2);
 }

@@ -68,6 +68,10 @@ constexpr NicSpec kNics[] = {
     // one 100 Gb/s interface. weft treats it as an Ethernet NIC. The host link is not published
     // [unverified: PCIe Gen4 x16 assumed]. Latency: small-message EFA latency is reported at ~10-20 us
     // end to end, much of it in the SRD/libfabric software path [unverified: 5 us per traversal, calibrate].
+    // NCCL sees it through aws-ofi-nccl, which reports props->latency = 75 us on p4d, p4de, p5 and p5e
+    // ("empirical testing on P5 had shown that NCCL's internal tuner choices work better with this
+    // value"; 35 us on p5en/p6-b200, 150 us on p3dn): src/platform-aws.cpp, platform_data_map, at
+    // aws/aws-ofi-nccl@2daf7d30.
     {.name = "efa",
      .description = "AWS EFA-class, 1 x 100 Gb/s Ethernet (SRD, no RoCE)",
      .ports = 1,
@@ -76,7 +80,8 @@ constexpr NicSpec kNics[] = {
      .roce = false,
      .pcie_generation = 4,
      .pcie_lanes = 16,
-     .latency = Time::us(5)},
+     .latency = Time::us(5),
+     .plugin_latency = Time::us(75)},
     // Plain Ethernet NICs without RDMA (e.g. Intel X710 10GbE and E810-XXV 25GbE on PCIe 3.0 x8, and
     // 100GbE parts on PCIe 3.0 x16; Intel product briefs). Latency is the hardware path only; a kernel
     // TCP stack adds microseconds [unverified: 1 us assumption].

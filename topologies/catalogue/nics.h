@@ -20,6 +20,10 @@ struct NicSpec {
   int pcie_generation = 0;
   int pcie_lanes = 16;
   Time latency;  // one traversal, host to wire
+  // What the vendor's NCCL net plugin reports as props->latency, which NCCL adds to every network
+  // step of its latency model (graph->latencyInter; nccl_model.md §2); 0 for NCCL's own IB and
+  // socket transports, which leave it unset.
+  Time plugin_latency;
 };
 
 std::span<const NicSpec> nics();
