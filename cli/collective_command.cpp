@@ -130,7 +130,8 @@ Action add_collective_command(CLI::App& app) {
   cmd->add_option("--op", r.op,
                   "all_reduce | all_gather | reduce_scatter | broadcast | reduce | all_to_all | send_recv")
       ->capture_default_str();
-  cmd->add_option("--min-bytes,-b", r.min_bytes, "Smallest size (nccl-tests -b; 8, 4KB, 1M, 1G)")
+  cmd->add_option("--min-bytes,-b", r.min_bytes,
+                  "Smallest size (nccl-tests -b; 8, 4KB, 1M, 1G; 0 = an empty collective, which NCCL discards)")
       ->capture_default_str();
   cmd->add_option("--max-bytes,-e", r.max_bytes, "Largest size (nccl-tests -e)")->capture_default_str();
   cmd->add_option("--factor,-f", r.factor, "Multiply the size by this between rows (nccl-tests -f)")

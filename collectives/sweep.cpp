@@ -22,10 +22,24 @@ SweepRow row_of(CollectiveOp op, Bytes rounded, uint32_t ranks, const Simulation
           algbw,   algbw * bus_bandwidth_factor(op, ranks), result.transfers};
 }
 
+// NCCL discards a collective of zero elements before planning it (enqueue.cc taskAppend: "Empty
+// collectives can be discarded"): no kernel runs and nothing moves, so nccl-tests times only its own
+// loop. The row says so instead of simulating anything.
+SweepRow empty_row() {
+  SweepRow row{Bytes(0), 0, Time(), 0.0, 0.0, 0};
+  row.algorithm = "none";
+  row.note = "zero bytes: NCCL discards an empty collective (no kernel, no transfer)";
+  return row;
+}
+
+// nccl-tests' next size; from 0 (which a factor never leaves) the sweep goes on at one element.
+uint64_t next_size(uint64_t size, uint64_t factor) { return size == 0 ? kElementBytes : size * factor; }
+
 }  // namespace
 
 SweepRow measure_collective(CollectiveOp op, Bytes size, const RingOptions& ring, const Topology& topology,
                             const SimulationOptions& options) {
+  if (size.count() == 0) return empty_row();
   auto ranks = static_cast<uint32_t>(topology.gpus().size());
   Bytes rounded(size.count() / granule(op, ranks) * granule(op, ranks));
   bool p2p = op == CollectiveOp::all_to_all || op == CollectiveOp::send_recv;
@@ -41,6 +55,7 @@ SweepRow measure_collective(CollectiveOp op, Bytes size, const RingOptions& ring
 
 SweepRow measure_planned(CollectiveOp op, Bytes size, const Topology& topology, const ClusterSpec& system,
                          const PlanOptions& plan_options, const SimulationOptions& options) {
+  if (size.count() == 0) return empty_row();
   auto ranks = static_cast<uint32_t>(topology.gpus().size());
   Bytes rounded(std::max(size.count() / granule(op, ranks), uint64_t{1}) * granule(op, ranks));
   CollectivePlan plan = plan_collective(op, rounded, topology, system, plan_options);
@@ -55,7 +70,6 @@ SweepRow measure_planned(CollectiveOp op, Bytes size, const Topology& topology, 
 std::vector<SweepRow> sweep_collective(const SweepSpec& spec, const Topology& topology) {
   if (spec.factor < 2)
     throw ConfigError(fmt::format("--factor: expected an integer of at least 2, got {}", spec.factor));
-  if (spec.min_bytes.count() == 0) throw ConfigError("--min-bytes: expected a size above zero");
   if (spec.min_bytes > spec.max_bytes) {
     throw ConfigError(fmt::format("--min-bytes ({}) is larger than --max-bytes ({})", spec.min_bytes.count(),
                                   spec.max_bytes.count()));
@@ -63,9 +77,11 @@ std::vector<SweepRow> sweep_collective(const SweepSpec& spec, const Topology& to
   SimulationOptions options{spec.simulation};
   std::vector<SweepRow> rows;
   size_t sizes = 0;
-  for (uint64_t size = spec.min_bytes.count(); size <= spec.max_bytes.count(); size *= spec.factor) ++sizes;
+  for (uint64_t size = spec.min_bytes.count(); size <= spec.max_bytes.count(); size = next_size(size, spec.factor)) {
+    ++sizes;
+  }
   require_simulations(spec.simulation.fabric, sizes, "sizes", "give -b and -e the same size");
-  for (uint64_t size = spec.min_bytes.count(); size <= spec.max_bytes.count(); size *= spec.factor) {
+  for (uint64_t size = spec.min_bytes.count(); size <= spec.max_bytes.count(); size = next_size(size, spec.factor)) {
     options.link_stats = spec.link_stats && size > spec.max_bytes.count() / spec.factor;  // the largest size
     rows.push_back(spec.system ? measure_planned(spec.op, Bytes(size), topology, *spec.system, spec.plan, options)
                                : measure_collective(spec.op, Bytes(size), spec.ring, topology, options));

@@ -95,3 +95,22 @@ TEST_CASE("plan: an nccl-tests sweep on a DGX H100 node is monotone and near the
   for (size_t i = 1; i < rows.size(); ++i) CHECK(rows[i].busbw_GBps >= rows[i - 1].busbw_GBps);
   CHECK(rows.back().busbw_GBps == Approx(466.33).epsilon(0.15));
 }
+
+TEST_CASE("sweep: a zero-byte collective is discarded, as NCCL does, and the sweep goes on", "[plan][sweep]") {
+  // NCCL's taskAppend drops empty collectives (enqueue.cc): no kernel, no transfer, time 0.
+  ClusterSpec spec = system_spec("dgx-h100");
+  Topology t = build_cluster(spec);
+  SweepSpec s;
+  s.system = &spec;
+  s.min_bytes = Bytes(0);
+  s.max_bytes = Bytes(16);
+  std::vector<SweepRow> rows = sweep_collective(s, t);
+  REQUIRE(rows.size() == 4);  // 0, then 4, 8, 16 (one element onwards)
+  CHECK(rows[0].size == Bytes(0));
+  CHECK(rows[0].time == Time());
+  CHECK(rows[0].transfers == 0);
+  CHECK(rows[0].algorithm == "none");
+  CHECK(rows[1].size == Bytes(4));
+  CHECK(rows[1].time > Time::us(1));
+  CHECK(measure_planned(CollectiveOp::all_gather, Bytes(0), t, spec, {}, {"flow"}).time == Time());
+}
