@@ -65,6 +65,33 @@ Bytes chunk_for(Protocol p) {
   return Bytes();
 }
 
+// NCCL's NVLS chunk (enqueue.cc, calcCollChunking; nccl_model.md §8): NCCL_NVLS_CHUNKSIZE 128 KiB,
+// 32 KiB on several nodes when NVLS all-reduce is rated below 150 GB/s, then 64/32/16 KiB while the
+// message is under 64x/8x/2x of one round (channels x heads x chunk; heads = the node's GPUs).
+Bytes nvls_chunk(Bytes size, const TunerInput& in, uint32_t channels) {
+  uint64_t chunk = NvlsOptions{}.chunk.count();
+  const uint64_t ops = uint64_t{std::max<uint32_t>(2, channels)} * in.gpus_per_node;
+  const uint64_t bytes = size.count();
+  if (bytes < 64 * ops * chunk && chunk > 65536) chunk = 65536;
+  if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
+  if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
+  return Bytes(chunk);
+}
+
+// NVLSTree's (same place): min(NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE, which is 64 KiB from 4
+// nodes and the NVLS chunk below: transport/nvls.cc), then 256/128/64/32 KiB while the message is under
+// 32x/16x/4x/1x of one round.
+Bytes nvls_tree_chunk(Bytes size, const TunerInput& in, uint32_t channels) {
+  uint64_t chunk = std::min<uint64_t>(NvlsOptions{}.chunk.count(), in.nodes >= 4 ? 65536 : UINT64_MAX);
+  const uint64_t ops = uint64_t{std::max<uint32_t>(2, channels)} * in.gpus_per_node;
+  const uint64_t bytes = size.count();
+  const std::pair<uint64_t, uint64_t> steps[] = {{32, 262144}, {16, 131072}, {4, 65536}, {1, 32768}};
+  for (auto [times, smaller] : steps) {
+    if (bytes < times * ops * chunk && chunk > smaller) chunk = smaller;
+  }
+  return Bytes(chunk);
+}
+
 // Wire bytes per payload byte: LL lines are half flags, LL128 lines 8 B of flag per 120 B.
 void scale_for_protocol(Schedule& s, Protocol p) {
   if (p == Protocol::simple) return;
@@ -87,9 +114,10 @@ Schedule build(Algorithm a, CollectiveOp op, Bytes size, const TunerInput& in, u
       return tree_all_reduce(ranks, size, o);
     }
     case Algorithm::nvls:
-      return nvls_schedule(op, ranks, size, {std::max<uint32_t>(2, channels)});
+      return nvls_schedule(op, ranks, size, {std::max<uint32_t>(2, channels), nvls_chunk(size, in, channels)});
     case Algorithm::nvls_tree:
-      return nvls_tree_all_reduce(in.nodes, in.gpus_per_node, size, {std::max<uint32_t>(2, channels)});
+      return nvls_tree_all_reduce(in.nodes, in.gpus_per_node, size,
+                                  {std::max<uint32_t>(2, channels), nvls_tree_chunk(size, in, channels)});
     case Algorithm::pat:
       return pat_schedule(op, ranks, size, {.channels = std::max<uint32_t>(1, channels)});
     case Algorithm::collnet_direct:

@@ -114,3 +114,19 @@ TEST_CASE("sweep: a zero-byte collective is discarded, as NCCL does, and the swe
   CHECK(rows[1].time > Time::us(1));
   CHECK(measure_planned(CollectiveOp::all_gather, Bytes(0), t, spec, {}, {"flow"}).time == Time());
 }
+
+TEST_CASE("plan: NVLS chunks shrink with the message as NCCL's calcCollChunking does", "[plan]") {
+  // One DGX H100: 16 NVLS channels x 8 heads = 128 concurrent chunks of NCCL_NVLS_CHUNKSIZE 128 KiB;
+  // 64 KiB under 64 rounds (1 GiB), 32 KiB under 8 rounds of 64 KiB, 16 KiB under 2 rounds of 32 KiB.
+  ClusterSpec spec = system_spec("dgx-h100");
+  Topology t = build_cluster(spec);
+  auto chunk_of = [&](uint64_t bytes) {
+    CollectivePlan p = plan_collective(CollectiveOp::all_reduce, Bytes(bytes), t, spec);
+    REQUIRE(p.simulated == Algorithm::nvls);
+    return p.schedule.streams.front().runs.front().bytes.count();
+  };
+  CHECK(chunk_of(uint64_t{1} << 30) == 131072);
+  CHECK(chunk_of(uint64_t{512} << 20) == 65536);
+  CHECK(chunk_of(uint64_t{8} << 20) == 32768);
+  CHECK(chunk_of(uint64_t{2} << 20) == 16384);
+}
