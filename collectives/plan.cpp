@@ -132,6 +132,7 @@ Schedule build(Algorithm a, CollectiveOp op, Bytes size, const TunerInput& in, u
       RingOptions o;
       o.channels = std::max<uint32_t>(1, channels);
       o.chunk = chunk_for(p);
+      o.simple = p == Protocol::simple;
       return ring_schedule(op, ranks, size, o);
     }
   }

@@ -8,6 +8,7 @@ namespace weft {
 namespace {
 
 constexpr uint32_t kRingChunkSteps = 4;       // CHUNKSTEPS for all-reduce, all-gather, reduce-scatter
+constexpr uint32_t kRingSliceSteps = 2;       // SLICESTEPS for the same
 constexpr uint32_t kBroadcastChunkSteps = 1;  // broadcast and reduce
 
 uint64_t ceil_div_u64(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -35,9 +36,14 @@ uint64_t chunk_bytes(const RingOptions& o, uint32_t chunk_steps) {
 // All-reduce (2(n-1) steps per loop), all-gather and reduce-scatter (n-1 steps per loop): in every
 // loop rank r first sends a block it owns, then forwards what it received from r-1 in the step
 // before. A loop covers ranks x chunk bytes of the channel; the last loop takes what is left.
+// With the Simple protocol a block moves as `slices` equal transfers (rounded up: at most slices-1
+// bytes of padding per step), slice s of step j waiting for slice s of step j-1 on the previous rank,
+// so forwarding overlaps the rest of the block and the window counts slices.
 Schedule ring_loops(CollectiveOp op, uint32_t ranks, Bytes size, const RingOptions& o, uint32_t steps_per_loop) {
   Schedule s = empty_schedule(op, ranks, size, o, kRingChunkSteps);
   if (ranks == 1) return s;
+  const uint32_t slices = o.simple ? kRingChunkSteps / kRingSliceSteps : 1;
+  s.max_in_flight = kNcclSteps / (o.simple ? kRingSliceSteps : 1);
   uint64_t loop_capacity = ranks * chunk_bytes(o, kRingChunkSteps);
   for (uint32_t c = 0; c < o.channels; ++c) {
     uint64_t bytes = channel_share(size.count(), o.channels, c);
@@ -46,9 +52,10 @@ Schedule ring_loops(CollectiveOp op, uint32_t ranks, Bytes size, const RingOptio
       auto previous = static_cast<int32_t>(c * ranks + (r + ranks - 1) % ranks);
       for (uint64_t done = 0; done < bytes; done += loop_capacity) {
         // Blocks are rounded up to whole bytes: at most ranks-1 bytes of padding per loop.
-        Bytes block(ceil_div_u64(std::min(loop_capacity, bytes - done), ranks));
-        append_run(stream, {1, StepKind::send, (r + 1) % ranks, block, Time(), -1, 0});
-        append_run(stream, {steps_per_loop - 1, StepKind::send, (r + 1) % ranks, block, Time(), previous, -1});
+        Bytes slice(ceil_div_u64(ceil_div_u64(std::min(loop_capacity, bytes - done), ranks), slices));
+        append_run(stream, {slices, StepKind::send, (r + 1) % ranks, slice, Time(), -1, 0});
+        append_run(stream, {(steps_per_loop - 1) * slices, StepKind::send, (r + 1) % ranks, slice, Time(), previous,
+                            -static_cast<int32_t>(slices)});
       }
       s.streams.push_back(std::move(stream));
     }

@@ -16,11 +16,17 @@ struct RingOptions {
   // A buffer larger than ranks x chunk per channel runs in several pipelined loops.
   Bytes chunk;
   uint32_t root = 0;  // broadcast and reduce only
+  // The Simple protocol (NCCL's default without --system): all-reduce, all-gather and reduce-scatter
+  // cut each block into CHUNKSTEPS / SLICESTEPS = 2 slices, and a rank forwards a slice as soon as it
+  // arrived, with NCCL_STEPS / SLICESTEPS = 4 slices in flight. LL and LL128 (false) send a block as
+  // one step (CHUNKSTEPS = SLICESTEPS = 1), 8 in flight. (src/device/primitives.h, collectives.h)
+  bool simple = true;
 };
 
 // NCCL Simple protocol defaults (src/include/collectives.h, src/init.cc; see shared/reference/
 // nccl_model.md §8): 4 MiB buffer / NCCL_STEPS 8 = 512 KiB per step; all-reduce, all-gather and
-// reduce-scatter use CHUNKSTEPS = 4 (2 MiB chunks, 2 in flight), broadcast 1 (512 KiB, 8 in flight).
+// reduce-scatter use CHUNKSTEPS = 4 and SLICESTEPS = 2 (2 MiB chunks sent as two 1 MiB slices, 4 slices
+// in flight), broadcast 1 (512 KiB, 8 in flight).
 inline constexpr uint32_t kNcclSteps = 8;
 inline constexpr uint64_t kSimpleStepBytes = 512 * 1024;
 

@@ -90,7 +90,7 @@ TEST_CASE("simgrid: a ring all-reduce matches flow and 2(n-1)(α_step + S/(nB)) 
   const uint32_t n = 8;
   const uint64_t size = 64ULL << 20;
   const Topology topology = single_switch(n, link(400, Time::us(1)));
-  const Schedule schedule = ring_all_reduce(n, Bytes(size), {1, Bytes(size), 0});
+  const Schedule schedule = ring_all_reduce(n, Bytes(size), {1, Bytes(size), 0, false});  // whole blocks
   const SimulationResult flow = simulate(schedule, topology, {"flow", 1, {}});
   const SimulationResult sg = simulate(schedule, topology, {"simgrid", 1, {}});
   const double expected = 2376.81024e-6;
