@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "collectives/all_to_all.h"
@@ -92,6 +93,19 @@ Bytes nvls_tree_chunk(Bytes size, const TunerInput& in, uint32_t channels) {
   return Bytes(chunk);
 }
 
+// Tree with LL128 (calcCollChunking, enqueue.cc): the chunk halves while fewer than nstepsLL128 x 64 / ppn
+// chunks per channel fill the message (while above 128 KiB), then while fewer than nstepsLL128 x 16 /
+// ppn (while above 32 KiB); nstepsLL128 = 1 + log2(nodes) + 0.1 ppn. NCCL divides in integers.
+Bytes tree_ll128_chunk(Bytes size, const TunerInput& in, uint32_t channels) {
+  uint64_t chunk = chunk_for(Protocol::ll128).count();
+  const double ppn = in.gpus_per_node;
+  const double steps = 1 + (std::bit_width(in.nodes) - 1) + 0.1 * ppn;  // log2i: floor
+  const auto chunks = [&] { return static_cast<double>(size.count() / (uint64_t{channels} * chunk)); };
+  while (chunks() < steps * 64 / ppn && chunk > 131072) chunk /= 2;
+  while (chunks() < steps * 16 / ppn && chunk > 32768) chunk /= 2;
+  return Bytes(chunk);
+}
+
 // Wire bytes per payload byte: LL lines are half flags, LL128 lines 8 B of flag per 120 B.
 void scale_for_protocol(Schedule& s, Protocol p) {
   if (p == Protocol::simple) return;
@@ -109,7 +123,7 @@ Schedule build(Algorithm a, CollectiveOp op, Bytes size, const TunerInput& in, u
     case Algorithm::tree: {
       TreeOptions o;
       o.channels = std::max<uint32_t>(2, channels + channels % 2);
-      o.chunk = chunk_for(p);
+      o.chunk = p == Protocol::ll128 ? tree_ll128_chunk(size, in, o.channels) : chunk_for(p);
       o.ranks_per_node = in.nodes > 1 ? in.gpus_per_node : ranks;
       return tree_all_reduce(ranks, size, o);
     }

@@ -13,7 +13,19 @@
 namespace weft::packet {
 namespace {
 
-constexpr uint32_t kHostSegment = 4096;  // payload per packet on paths without network links
+// Payload per packet on paths without network links: NVLink and PCIe switches forward cut-through
+// (an NVLink packet carries at most 256 B of data), which whole store-and-forward segments would
+// delay by a segment's serialisation per extra hop. A transfer is cut into at least kHostPieces
+// segments of 256 B to 4 KiB, so that delay stays under 1/kHostPieces of its time per hop, while
+// large transfers keep 4 KiB packets (the event count of the fabric grows with packets).
+constexpr uint32_t kHostSegment = 4096;
+constexpr uint32_t kHostMinSegment = 256;
+constexpr uint64_t kHostPieces = 32;
+
+uint32_t host_segment(uint64_t bytes) {
+  const uint64_t piece = (bytes + kHostPieces - 1) / kHostPieces;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(piece, kHostMinSegment, kHostSegment));
+}
 // Spraying and adaptive routing choose among up to this many equal-cost switch paths per flow
 // (a k=16 fat-tree has 64 between pods).
 constexpr uint32_t kChoices = 64;
@@ -84,17 +96,22 @@ uint32_t Sender::start(const Path& path, const Transfer& transfer, OnTransferDon
 // Ethernet link without PFC may drop, so it needs acks; so does DCTCP everywhere.
 void Sender::shape(Flow& flow, const Path& path) {
   const Topology& topo = router_.topology();
-  flow.segment = kHostSegment;
+  flow.segment = kHostSegment;  // a NIC cuts at the MTU whatever the message
   bool lossy = config_.transport == Transport::dctcp;
   bool ethernet = false;
+  bool network = false;
   for (LinkId l : path.links) {
     const LinkProps& link = topo.link(l);
-    if (network_link(link.kind)) flow.segment = std::min(flow.segment, link.mtu);
+    if (network_link(link.kind)) {
+      flow.segment = std::min(flow.segment, link.mtu);
+      network = true;
+    }
     if (link.kind == LinkKind::ethernet) {
       ethernet = true;
       lossy |= !config_.pfc.enabled;
     }
   }
+  if (!network) flow.segment = host_segment(flow.transfer.bytes.count());
   flow.packets = static_cast<uint32_t>((flow.transfer.bytes.count() + flow.segment - 1) / flow.segment);
   flow.reliable = lossy;
   flow.selective = config_.lossy.mode == Retransmit::selective && flow.reliable;

@@ -375,3 +375,20 @@ TEST_CASE("packet: queue samples and per-link counters reach the caller", "[pack
   }
   CHECK(packets_down == 4 * ((2'000'000 + 4095) / 4096));  // every data packet crossed it once
 }
+
+TEST_CASE("packet: NVLink/PCIe switches forward cut-through: a small transfer pays no store-and-forward",
+          "[packet][validation]") {
+  // GPU -> switch -> GPU over 400 Gb/s host links with 1 us each. A fluid transfer takes
+  // bytes / rate + 2 us. Whole 4 KiB segments stored at the switch would add one segment's
+  // serialisation (a whole 4 KiB transfer's time again); host paths cut a transfer into at least 32
+  // segments of 256 B to 4 KiB, so the switch adds one such segment's serialisation at most.
+  const Topology t = single_switch(2, {LinkKind::generic, Bandwidth::gbps(400), Time::us(1)});
+  for (uint64_t bytes : {4096ULL, 16384ULL, 1ULL << 20}) {
+    const Run r = run_flows(t, {{t.gpus()[0], t.gpus()[1], bytes, Time()}}, packet::packet_profile("roce"));
+    const double serialise = bytes * 8 / 400e9;
+    INFO(bytes << " B: " << r.makespan.microseconds() << " us");
+    CHECK(seconds(r.makespan) >= serialise + 2e-6);
+    const double segment = std::max<uint64_t>(256, (bytes + 31) / 32) * 8 / 400e9;  // 256 B at the least
+    CHECK(seconds(r.makespan) <= serialise + segment + 2e-6 + 1e-9);
+  }
+}

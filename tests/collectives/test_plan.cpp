@@ -130,3 +130,26 @@ TEST_CASE("plan: NVLS chunks shrink with the message as NCCL's calcCollChunking 
   CHECK(chunk_of(uint64_t{8} << 20) == 32768);
   CHECK(chunk_of(uint64_t{2} << 20) == 16384);
 }
+
+TEST_CASE("plan: Tree/LL128 chunks shrink with the message as NCCL's calcCollChunking does", "[plan]") {
+  // 2 x DGX H100: nstepsLL128 = 1 + log2(2) + 0.1 x 8 = 2.8; 16 channels. At 2 MiB fewer than
+  // 2.8 x 64 / 8 = 22.4 chunks of 576,000 B fit: 288,000, 144,000, 72,000 (no longer above 128 KiB);
+  // then fewer than 5.6: 36,000 and 18,000 (no longer above 32 KiB). At 1 GiB 116 chunks fit: 576,000.
+  // Steps carry LL128 lines: 128/120 of the payload on the wire.
+  ClusterSpec spec = system_spec("dgx-h100");
+  spec.nodes = 2;
+  Topology t = build_cluster(spec);
+  auto largest_step = [&](uint64_t bytes) {
+    PlanOptions o;
+    o.overrides.algorithm = Algorithm::tree;
+    o.overrides.protocol = Protocol::ll128;
+    CollectivePlan p = plan_collective(CollectiveOp::all_reduce, Bytes(bytes), t, spec, o);
+    uint64_t most = 0;
+    for (const Stream& s : p.schedule.streams) {
+      for (const StepRun& r : s.runs) most = std::max(most, r.bytes.count());
+    }
+    return most;
+  };
+  CHECK(largest_step(uint64_t{2} << 20) == 18000 * 128 / 120);
+  CHECK(largest_step(uint64_t{1} << 30) == 576000 * 128 / 120);
+}
