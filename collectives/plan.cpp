@@ -8,6 +8,7 @@
 #include "collectives/all_to_all.h"
 #include "collectives/collnet.h"
 #include "collectives/communicator.h"
+#include "collectives/nvlink_rings.h"
 #include "collectives/nvls.h"
 #include "collectives/pat.h"
 #include "collectives/ring.h"
@@ -154,33 +155,6 @@ Schedule build(Algorithm a, CollectiveOp op, Bytes size, const TunerInput& in, u
 
 Time microseconds(double us) { return Time::ps(static_cast<int64_t>(std::llround(us * 1e6))); }
 
-// Rings through direct NVLink cables, as NCCL's search finds them on a DGX-1: Hamiltonian cycles
-// from local GPU 0 (each once per direction set), up to `limit`; none when the GPUs are not so joined.
-std::vector<std::vector<uint32_t>> nvlink_rings(const std::vector<std::vector<bool>>& adj, size_t limit) {
-  size_t n = adj.size();
-  std::vector<std::vector<uint32_t>> rings;
-  std::vector<uint32_t> path{0};
-  std::vector<bool> used(n, false);
-  used[0] = true;
-  auto search = [&](auto&& self) -> void {
-    if (rings.size() >= limit) return;
-    if (path.size() == n) {
-      if (adj[path.back()][0] && path[1] < path.back()) rings.push_back(path);  // skip mirror images
-      return;
-    }
-    for (uint32_t next = 0; next < n; ++next) {
-      if (used[next] || !adj[path.back()][next]) continue;
-      used[next] = true;
-      path.push_back(next);
-      self(self);
-      path.pop_back();
-      used[next] = false;
-    }
-  };
-  if (n > 2) search(search);
-  return rings;
-}
-
 // The position each virtual ring position of channel c maps to (positions are node-major, see
 // communicator.h). One node joined by NVLink cables: the channel's NVLink ring (alternating
 // directions). Several nodes: within each node the ring starts at a different GPU per channel, so
@@ -191,8 +165,8 @@ std::vector<uint32_t> ring_order(const Topology& t, const TunerInput& in, std::s
   std::vector<uint32_t> order(n);
   for (uint32_t i = 0; i < n; ++i) order[i] = i;
   if (in.nodes == 1) {
-    auto rings = nvlink_rings(nvlink_neighbours(t, gpus), 8);
-    if (rings.empty()) return order;  // NVSwitch (no GPU-to-GPU cables) or PCIe: rank order
+    auto rings = nvlink_rings(t, gpus, (in.channels + 1) / 2);  // each ring serves a channel each way
+    if (rings.empty()) return order;                            // NVSwitch (no GPU-to-GPU cables) or PCIe: rank order
     std::vector<uint32_t> ring = rings[(channel / 2) % rings.size()];
     if (channel % 2 == 1) std::reverse(ring.begin() + 1, ring.end());
     return ring;
