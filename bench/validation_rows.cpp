@@ -134,6 +134,14 @@ DescribedRow describe_row(const Row& r) {
       out.setup += fmt::format("; NCCL {} not in the tuner: newest constants", v);
     }
   }
+  // One process driving several GPUs (nccl-tests -g N): NCCL launches their kernels one after the other
+  // from one thread (group.cc doLaunches), which weft does not charge without a measured launch cost.
+  static const std::regex gpus_per_thread(R"(-g ([0-9]+))");
+  std::smatch g;
+  if (std::regex_search(r.at("notes"), g, gpus_per_thread) && g[1].str() != "1") {
+    out.setup +=
+        fmt::format("; -g {}: one thread launches {} GPUs' kernels in turn (not charged)", g[1].str(), g[1].str());
+  }
   out.measured_us = measured_time_us(r, out.op, out.bytes, out.gpus);
   return out;
 }
