@@ -8,6 +8,7 @@
 #include "collectives/plan.h"
 #include "collectives/sweep.h"
 #include "scenarios/collective_request.h"
+#include "scenarios/nccl_tests_compare.h"
 #include "scenarios/report.h"
 #include "sim/core/errors.h"
 #include "sim/core/names.h"
@@ -26,6 +27,8 @@ struct CollectiveArgs {
   std::string format = "table";
   uint32_t channels = 1;  // -c; with --system only when given (else NCCL's tuner picks)
   bool channels_given = false;
+  std::string compare;    // --compare LOG: predict every row of a real nccl-tests log
+  bool in_place = false;  // --in-place: compare with its in-place columns
 };
 
 // --explain: what NCCL's model predicts for every (algorithm, protocol) at the largest size, and why
@@ -89,6 +92,10 @@ CollectiveRequest request_of(const CollectiveArgs& a) {
 
 void run(const CollectiveArgs& a) {
   const OutputFormat format = parse_output_format(a.format);
+  if (!a.compare.empty()) {
+    fmt::print("{}", format_comparison(compare_nccl_tests(a.compare, request_of(a), a.in_place), format));
+    return;
+  }
   const bool catalogue = !a.system.system.empty();
   const CollectiveRequest request = request_of(a);
   const bool explaining = request.link_stats;  // --explain keeps the largest size's link statistics
@@ -160,6 +167,10 @@ Action add_collective_command(CLI::App& app) {
          "Bytes a rank sends per ring step (without --system); 0 = NCCL Simple default (2 MiB, 512 KiB for broadcast)")
       ->capture_default_str();
   cmd->add_option("--seed", r.seed, "Seed for every random choice (ECMP hashing)")->capture_default_str();
+  cmd->add_option("--compare", args->compare,
+                  "A real nccl-tests log (stdout of all_reduce_perf, ...): predict each of its rows on --system, "
+                  "with the error per row and per size band");
+  cmd->add_flag("--in-place", args->in_place, "With --compare: the log's in-place columns (default out-of-place)");
   cmd->add_option("--format", args->format, "table | csv | json")
       ->capture_default_str()
       ->check(CLI::IsMember({"table", "csv", "json"}));

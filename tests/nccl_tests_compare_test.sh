@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# weft collective --compare on nccl-tests logs rebuilt from ../shared/validation rows (their published
+# out-of-place values; in-place columns N/A as the sources give none), and on malformed logs: clear
+# errors, exit 2, nothing printed on stdout. Skips (exit 0) where the table is absent.
+set -u
+weft="$1"
+table="$2/../shared/validation/collectives.csv"
+if [[ ! -f "$table" ]]; then echo "SKIP: $table missing"; exit 0; fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# rebuild SYSTEM HOSTS GPUS_PER_HOST TEST OUT: an nccl-tests log of the system's rows with a time.
+rebuild() {
+  /usr/bin/python3 - "$table" "$@" <<'PY'
+import csv, sys
+table, system, hosts, per_host, test, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+rows = [r for r in csv.DictReader(open(table)) if r["system"] == system and r["time_us"]]
+with open(out, "w") as f:
+    f.write(f"# Collective test starting: {test}\n# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor)\n#\n# Using devices\n")
+    for r in range(hosts * per_host):
+        f.write(f"#  Rank {r:2d} Group  0 Pid {1000 + r} on node{r // per_host} device {r % per_host} [0x00] GPU\n")
+    f.write("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n")
+    for r in rows:
+        b = int(r["bytes"])
+        f.write(f"{b:12d} {b // 4:13d} float sum -1 {r['time_us']} {r['algbw_GBps'] or 0} {r['busbw_GBps'] or 0} 0 N/A N/A N/A N/A\n")
+    f.write("# Avg bus bandwidth    : 0\n")
+print(len(rows))
+PY
+}
+
+n=$(rebuild "NVIDIA DGX H100 (8x H100 SXM 80GB)" 1 8 all_reduce_perf "$work/dgx.log")
+"$weft" collective --system dgx-h100 --compare "$work/dgx.log" >"$work/out" 2>"$work/err" || fail "dgx: $(cat "$work/err")"
+[[ $(grep -cE '^ +[0-9]+ +[0-9.]+ +[0-9.]+ +[-+][0-9.]+% ' "$work/out") -eq $n ]] || fail "dgx: expected $n rows: $(cat "$work/out")"
+grep -q '^# weft collective --compare .*all_reduce on dgx-h100 x1 nodes, 8 ranks' "$work/out" || fail "dgx header"
+for band in "latency-bound" "middle" "bandwidth-bound"; do
+  grep -qE "^# $band.*rows, median error [-+][0-9.]+%, median \|error\| [0-9.]+%" "$work/out" || fail "no $band summary"
+done
+"$weft" collective --system dgx-h100 --compare "$work/dgx.log" --format json >"$work/json" || fail "json"
+/usr/bin/python3 -c "import json,sys; j=json.load(open('$work/json')); assert len(j['rows'])==$n and j['rows'][0]['measured_us']>0" ||
+  fail "json rows"
+
+# Two hosts of 8: the log's hosts give the nodes (p4de over EFA).
+rebuild "AWS p4de.24xlarge (8x A100 80GB)" 2 8 all_reduce_perf "$work/p4de.log" >/dev/null
+"$weft" collective --system aws-p4de --compare "$work/p4de.log" >"$work/out" 2>"$work/err" || fail "p4de: $(cat "$work/err")"
+grep -q 'on aws-p4de x2 nodes, 16 ranks' "$work/out" || fail "p4de: nodes from the log's hosts"
+"$weft" collective --system aws-p4de --nodes 3 --compare "$work/p4de.log" >"$work/out" 2>"$work/err"
+[[ $? -eq 2 && ! -s "$work/out" ]] && grep -q "contradicts" "$work/err" || fail "--nodes 3 against 2 hosts: $(cat "$work/err")"
+"$weft" collective --system dgx-h100 --compare "$work/p4de.log" --op all_gather >"$work/out" 2>"$work/err"
+[[ $? -eq 2 ]] && grep -q "contradicts" "$work/err" || fail "--op against the log's test"
+"$weft" collective --compare "$work/p4de.log" >"$work/out" 2>"$work/err"
+[[ $? -eq 2 ]] && grep -q "needs --system" "$work/err" || fail "no --system"
+
+# Malformed: a time that is not a number; a log with no table.
+sed 's/ 13.67 / 13.6x7 /' "$work/dgx.log" >"$work/bad.log"
+"$weft" collective --system dgx-h100 --compare "$work/bad.log" >"$work/out" 2>"$work/err"
+[[ $? -eq 2 && ! -s "$work/out" ]] && grep -q "bad.log:[0-9]*: column 6 (time): expected a number, got '13.6x7'" "$work/err" ||
+  fail "bad number: $(cat "$work/err")"
+grep '^#' "$work/dgx.log" >"$work/empty.log"
+"$weft" collective --system dgx-h100 --compare "$work/empty.log" >"$work/out" 2>"$work/err"
+[[ $? -eq 2 ]] && grep -q "no nccl-tests table" "$work/err" || fail "no table: $(cat "$work/err")"
+
+[[ $failures -eq 0 ]] && echo "nccl-tests compare: ok"
+exit $((failures > 0))
