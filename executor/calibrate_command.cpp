@@ -9,6 +9,7 @@
 #include "executor/calibrate.h"
 #include "executor/commands.h"
 #include "executor/compare.h"
+#include "executor/nccl_tests_measured.h"
 #include "sim/core/errors.h"
 
 namespace weft::cli {
@@ -18,6 +19,7 @@ struct CalibrateArgs {
   std::vector<std::string> measured;
   std::string out;
   bool holdout = false;
+  CollectiveRequest logs;  // for nccl-tests logs: --system, --nodes, --set, --op
 };
 
 // PROFILE.yaml -> PROFILE.network.yaml
@@ -28,7 +30,18 @@ std::string network_path(const std::string& out) {
 
 void calibrate_files(const CalibrateArgs& a) {
   std::vector<Measured> ms;
-  for (const std::string& f : a.measured) ms.push_back(load_measured(f));
+  for (const std::string& f : a.measured) {
+    if (looks_like_json(f)) {
+      ms.push_back(load_measured(f));
+    } else if (a.logs.system.empty()) {
+      throw ConfigError(
+          fmt::format("{} is not a measured.json; as an nccl-tests log it needs --system (the machine "
+                      "it ran on, whose tuner names each size's series)",
+                      f));
+    } else {
+      ms.push_back(measured_from_nccl_tests(f, a.logs));
+    }
+  }
   const Calibration c = calibrate(ms, CalibrationOptions{a.holdout});
   fmt::print("{}", format_calibration(c));
   const std::filesystem::path parent = std::filesystem::path(a.out).parent_path();
@@ -56,8 +69,15 @@ void compare(const CompareArgs& a) {
 
 Action add_calibrate_command(CLI::App& app) {
   auto a = std::make_shared<CalibrateArgs>();
-  CLI::App* cmd = app.add_subcommand("calibrate", "Fit latency/bandwidth/efficiency parameters to measured.json files");
-  cmd->add_option("measured", a->measured, "measured.json files from weft-exec or weft-exec-mpi")->required();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate", "Fit latency/bandwidth/efficiency parameters to measured.json files or nccl-tests logs");
+  cmd->add_option("measured", a->measured, "measured.json files from weft-exec or weft-exec-mpi, or nccl-tests logs")
+      ->required();
+  cmd->add_option("--system", a->logs.system, "For nccl-tests logs: the catalogue system they ran on");
+  cmd->add_option("--nodes", a->logs.nodes, "For nccl-tests logs: nodes (default: the log's hosts)");
+  cmd->add_option("--set", a->logs.sets, "For nccl-tests logs: KEY=VALUE changes of the system");
+  cmd->add_option("--op", a->logs.op, "For nccl-tests logs that do not name their test: the collective")
+      ->capture_default_str();
   cmd->add_option("--out", a->out, "profile.yaml (compute; a .network.yaml is written beside it)")->required();
   cmd->add_flag("--holdout", a->holdout, "Fit each series on every other size and report the error on the rest");
   return [a] { calibrate_files(*a); };

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# weft collective --compare on nccl-tests logs rebuilt from ../shared/validation rows (their published
+# weft collective --compare and weft calibrate on nccl-tests logs rebuilt from ../shared/validation rows (their published
 # out-of-place values; in-place columns N/A as the sources give none), and on malformed logs: clear
 # errors, exit 2, nothing printed on stdout. Skips (exit 0) where the table is absent.
 set -u
@@ -60,6 +60,21 @@ sed 's/ 13.67 / 13.6x7 /' "$work/dgx.log" >"$work/bad.log"
 grep '^#' "$work/dgx.log" >"$work/empty.log"
 "$weft" collective --system dgx-h100 --compare "$work/empty.log" >"$work/out" 2>"$work/err"
 [[ $? -eq 2 ]] && grep -q "no nccl-tests table" "$work/err" || fail "no table: $(cat "$work/err")"
+
+# weft calibrate takes the log too: series under the algorithm weft's tuner picks per size on the system,
+# and the profile it writes times those sizes in weft collective --calibration.
+"$weft" calibrate "$work/dgx.log" --system dgx-h100 --holdout --out "$work/prof/p.yaml" >"$work/out" 2>"$work/err" ||
+  fail "calibrate: $(cat "$work/err")"
+grep -qE '^all_reduce x8 nvls/simple intra' "$work/out" || fail "calibrate: no NVLS series: $(cat "$work/out")"
+grep -qE '^holdout median \|error\| = [0-9.]+ %' "$work/out" || fail "calibrate: no held-out error"
+[[ -f "$work/prof/p.network.yaml" ]] || fail "calibrate: no network profile"
+"$weft" collective --system dgx-h100 -b 8 -e 1G -f 32 --calibration "$work/prof/p.network.yaml" >"$work/out" ||
+  fail "collective --calibration"
+grep -qE '^# 6 of 6 sizes timed by the measured fits' "$work/out" || fail "the profile did not time the sizes"
+"$weft" calibrate "$work/dgx.log" --out "$work/nosys/p.yaml" >"$work/out" 2>"$work/err"
+[[ $? -eq 2 && ! -e "$work/nosys" ]] && grep -q "needs --system" "$work/err" || fail "calibrate without --system"
+"$weft" calibrate "$work/bad.log" --system dgx-h100 --out "$work/bad/p.yaml" >"$work/out" 2>"$work/err"
+[[ $? -eq 2 && ! -e "$work/bad" ]] && grep -q "column 6 (time)" "$work/err" || fail "calibrate a bad log wrote files"
 
 [[ $failures -eq 0 ]] && echo "nccl-tests compare: ok"
 exit $((failures > 0))
