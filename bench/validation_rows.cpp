@@ -20,7 +20,7 @@ struct SystemDescription {
 };
 
 const std::vector<SystemDescription>& descriptions() {
-  static const std::vector<SystemDescription> table = {
+  static const std::vector<SystemDescription> kTable = {
       {"DeepEP",
        "",
        {},
@@ -51,7 +51,7 @@ const std::vector<SystemDescription>& descriptions() {
        {"node.p2p=true", "node.pcie_lanes=16", "node.cpu_sockets=1"},
        "RTX 4090s in x16 slots of one EPYC socket, P2P on"},
   };
-  return table;
+  return kTable;
 }
 
 const SystemDescription& description_of(const std::string& system) {
@@ -100,9 +100,9 @@ double measured_time_us(const Row& r, CollectiveOp op, uint64_t bytes, uint32_t 
 }  // namespace
 
 std::string nccl_version_in(const std::string& notes) {
-  static const std::regex version(R"(NCCL (\d+\.\d+\.\d+))");
+  static const std::regex kVersion(R"(NCCL (\d+\.\d+\.\d+))");
   std::smatch m;
-  return std::regex_search(notes, m, version) ? m[1].str() : "";
+  return std::regex_search(notes, m, kVersion) ? m[1].str() : "";
 }
 
 DescribedRow describe_row(const Row& r) {
@@ -136,9 +136,9 @@ DescribedRow describe_row(const Row& r) {
   }
   // One process driving several GPUs (nccl-tests -g N): NCCL launches their kernels one after the other
   // from one thread (group.cc doLaunches), which weft does not charge without a measured launch cost.
-  static const std::regex gpus_per_thread(R"(-g ([0-9]+))");
+  static const std::regex kGpusPerThread(R"(-g ([0-9]+))");
   std::smatch g;
-  if (std::regex_search(r.at("notes"), g, gpus_per_thread) && g[1].str() != "1") {
+  if (std::regex_search(r.at("notes"), g, kGpusPerThread) && g[1].str() != "1") {
     out.setup +=
         fmt::format("; -g {}: one thread launches {} GPUs' kernels in turn (not charged)", g[1].str(), g[1].str());
   }

@@ -101,7 +101,10 @@ Bytes tree_ll128_chunk(Bytes size, const TunerInput& in, uint32_t channels) {
   uint64_t chunk = chunk_for(Protocol::ll128).count();
   const double ppn = in.gpus_per_node;
   const double steps = 1 + (std::bit_width(in.nodes) - 1) + 0.1 * ppn;  // log2i: floor
-  const auto chunks = [&] { return static_cast<double>(size.count() / (uint64_t{channels} * chunk)); };
+  const auto chunks = [&] {
+    const uint64_t whole = size.count() / (uint64_t{channels} * chunk);  // NCCL divides in integers
+    return static_cast<double>(whole);
+  };
   while (chunks() < steps * 64 / ppn && chunk > 131072) chunk /= 2;
   while (chunks() < steps * 16 / ppn && chunk > 32768) chunk /= 2;
   return Bytes(chunk);

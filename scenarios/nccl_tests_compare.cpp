@@ -52,7 +52,7 @@ ComparedRow compare_row(const NcclTestsRow& m, const PreparedCollective& p, cons
 }
 
 const char* band_of(uint64_t bytes) {
-  if (bytes <= 64 * 1024) return "latency-bound (<= 64 KiB)";
+  if (bytes <= uint64_t{64} * 1024) return "latency-bound (<= 64 KiB)";
   if (bytes >= (256ULL << 20)) return "bandwidth-bound (>= 256 MiB)";
   return "middle";
 }

@@ -79,21 +79,21 @@ NcclTestsRow parse_row(const RowContext& c) {
 
 // The header facts: nThread/nGpus, the ranks' hosts and device, NCCL's version, the test's name.
 void read_header_line(const std::string& line, NcclTestsLog& log, std::set<std::string>& hosts) {
-  static const std::regex threads(R"(nThread\s+(\d+)\s+nGpus\s+(\d+))");
-  static const std::regex rank(R"(^#\s+Rank\s+\d+\s.*\son\s+(\S+)\s+device\s+\d+\s+\[[^\]]*\]\s*(.*)$)");
-  static const std::regex version(R"(NCCL version (\d+\.\d+\.\d+))");
-  static const std::regex test(R"((all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv)_perf)");
+  static const std::regex kThreads(R"(nThread\s+(\d+)\s+nGpus\s+(\d+))");
+  static const std::regex kRank(R"(^#\s+Rank\s+\d+\s.*\son\s+(\S+)\s+device\s+\d+\s+\[[^\]]*\]\s*(.*)$)");
+  static const std::regex kVersion(R"(NCCL version (\d+\.\d+\.\d+))");
+  static const std::regex kTest(R"((all_reduce|all_gather|reduce_scatter|broadcast|reduce|alltoall|sendrecv)_perf)");
   std::smatch m;
-  if (std::regex_search(line, m, threads)) {
+  if (std::regex_search(line, m, kThreads)) {
     log.threads = std::stoi(m[1]);
     log.gpus_per_thread = std::stoi(m[2]);
-  } else if (std::regex_search(line, m, rank)) {
+  } else if (std::regex_search(line, m, kRank)) {
     ++log.ranks;
     hosts.insert(m[1]);
     if (log.gpu.empty()) log.gpu = m[2];
   }
-  if (log.nccl_version.empty() && std::regex_search(line, m, version)) log.nccl_version = m[1];
-  if (log.op.empty() && std::regex_search(line, m, test)) {
+  if (log.nccl_version.empty() && std::regex_search(line, m, kVersion)) log.nccl_version = m[1];
+  if (log.op.empty() && std::regex_search(line, m, kTest)) {
     const std::string name = m[1];
     log.op = name == "alltoall" ? "all_to_all" : name == "sendrecv" ? "send_recv" : name;
   }

@@ -19,7 +19,7 @@ TEST_CASE("ring all-reduce: 2(n-1) steps of S/n per rank, one loop", "[schedule]
   Schedule s = ring_all_reduce(4, Bytes(4000));
   validate(s);
   CHECK(s.streams.size() == 4);
-  CHECK(transfer_count(s) == 4 * 6 * 2);  // each step's block in 2 slices (Simple)
+  CHECK(transfer_count(s) == uint64_t{4} * 6 * 2);  // each step's block in 2 slices (Simple)
   // Each rank sends 2(n-1)/n x S = 6/4 x 4000 = 6000 bytes.
   CHECK(bytes_sent_by_rank(s) == std::vector<uint64_t>(4, 6000));
   for (const Stream& st : s.streams) CHECK(st.runs.size() == 2);  // run-length encoded: O(1) per stream
@@ -31,11 +31,11 @@ TEST_CASE("ring all-reduce in several loops and channels moves the same bytes", 
   o.chunk = Bytes(1 << 20);
   Schedule one = ring_all_reduce(4, Bytes(10 << 20), o);
   validate(one);
-  CHECK(transfer_count(one) == 3 * 4 * 6 * 2);  // Simple: each block as 2 slices
-  CHECK(one.max_in_flight == 4);                // NCCL_STEPS / SLICESTEPS
-  o.simple = false;                             // LL/LL128: one step per block, 8 in flight
+  CHECK(transfer_count(one) == uint64_t{3} * 4 * 6 * 2);  // Simple: each block as 2 slices
+  CHECK(one.max_in_flight == 4);                          // NCCL_STEPS / SLICESTEPS
+  o.simple = false;                                       // LL/LL128: one step per block, 8 in flight
   Schedule whole = ring_all_reduce(4, Bytes(10 << 20), o);
-  CHECK(transfer_count(whole) == 3 * 4 * 6);
+  CHECK(transfer_count(whole) == uint64_t{3} * 4 * 6);
   CHECK(whole.max_in_flight == 8);
   CHECK(bytes_sent_by_rank(whole) == bytes_sent_by_rank(one));
   o.simple = true;

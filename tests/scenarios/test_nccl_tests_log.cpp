@@ -12,7 +12,7 @@ namespace {
 // The header and first rows as current nccl-tests prints them (root column, #wrong columns); the
 // out-of-place values of the 8 B and 16 B rows are the dgxc-benchmarking DGX H100 rows of
 // ../shared/validation (its 8 B in-place time too); hosts and the 16 B in-place time are made up.
-const char* kNewFormat = R"(# Collective test starting: all_reduce_perf
+constexpr const char* kNewFormat = R"(# Collective test starting: all_reduce_perf
 # nThread 1 nGpus 1 minBytes 8 maxBytes 16 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
 #
 # Using devices
@@ -33,7 +33,7 @@ NCCL version 2.18.5+cuda12.2
 
 // The format of nccl-tests in 2019 (no root column, "error" values); the out-of-place values are the
 // 2 x RTX 2080 Ti rows of ../shared/validation (nccl-tests issue 44), the in-place ones made up.
-const char* kOldFormat =
+constexpr const char* kOldFormat =
     R"(# nThread 1 nGpus 2 minBytes 32768 maxBytes 65536 step: 2(factor) warmup iters: 5 iters: 20 validation: 1
 #   Rank  0 Pid  31337 on   box device  0 [0x01] GeForce RTX 2080 Ti
 #   Rank  1 Pid  31337 on   box device  1 [0x02] GeForce RTX 2080 Ti
