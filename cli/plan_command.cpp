@@ -15,6 +15,8 @@
 #include "scenarios/run_scenario.h"
 #include "scenarios/scenario.h"
 #include "sim/core/errors.h"
+#include "topologies/catalogue/gpus.h"
+#include "workloads/memory_model.h"
 
 namespace weft::cli {
 namespace {
@@ -61,9 +63,18 @@ std::vector<Candidate> candidates(const PlanArgs& a, const Scenario& base) {
   for (const cost::GridPoint& point : cost::expand_grid(axes)) {
     std::vector<std::string> sets = a.sets;
     for (const auto& [key, value] : point) sets.push_back(key + "=" + value);
+    if (base.training()) sets.emplace_back("workload.allow_oom=true");  // a point that does not fit is left out
     Scenario s = load_scenario_file(a.scenario, sets);
     s.compare.clear();
-    out.push_back({cost::grid_point_name(point), std::make_shared<const Scenario>(std::move(s))});
+    const std::string name = cost::grid_point_name(point);
+    if (const TrainingWorkload* t = s.training(); t && !t->trace) {
+      const MemoryBreakdown m = training_memory(t->spec, catalogue::gpu(t->gpu));
+      if (!m.fits()) {
+        fmt::print(stderr, "plan: {} left out: needs {}\n", name, describe(m));
+        continue;
+      }
+    }
+    out.push_back({name, std::make_shared<const Scenario>(std::move(s))});
   }
   return out;
 }

@@ -102,6 +102,10 @@ std::string one_table(const std::string& name, const ScenarioResult& r) {
   }
   out += fmt::format("{} ops, {} transfers, simulated in {:.2f} s\n", o.ops, o.replay.fabric.transfers_done,
                      o.wall_seconds);
+  if (o.memory) {
+    out += fmt::format("   memory per GPU: {}{}\n", describe(*o.memory),
+                       o.memory->fits() ? "" : " - DOES NOT FIT (allow_oom: true)");
+  }
   out += cost_line(r);
   out += fmt::format("   {:<6} {:<15} {:>12} {:>6} {:>8} {:>11} {:>11}  {}\n", "group", "op", "size(B)", "ranks",
                      "count", "mean(us)", "total(ms)", "algorithm");
@@ -180,6 +184,12 @@ Json variant_json(const std::string& name, const ScenarioResult& base, const Sce
          {"tokens_per_s", r.training->tokens / b.step_time.seconds()},
          {"cost", cost_json(base, r)},
          {"collectives", Json::array()}};
+  if (const auto& m = r.training->memory) {
+    j["memory"] = Json{
+        {"weights_bytes", m->weights},         {"gradients_bytes", m->gradients}, {"optimizer_bytes", m->optimizer},
+        {"activations_bytes", m->activations}, {"fixed_bytes", m->fixed},         {"total_bytes", m->total()},
+        {"capacity_bytes", m->capacity},       {"pipeline_stage", m->stage},      {"fits", m->fits()}};
+  }
   for (const CollectiveStat& c : r.training->replay.collectives) {
     j["collectives"].push_back(Json{{"group", to_string(c.group)},
                                     {"op", to_string(c.op)},

@@ -29,6 +29,7 @@ TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
   out.replay = replay(*workload, topology, scenario.system.cluster, options);
   if (timeline) out.links = weft::busiest_links(topology, *timeline, busiest_links);
   out.step = breakdown(*workload, out.replay, peak_flops(gpu, t.spec.precision));
+  if (!t.trace) out.memory = training_memory(t.spec, gpu);
   out.tokens = t.trace ? 0.0 : static_cast<double>(t.spec.global_batch) * t.spec.seq_len;  // a trace has no token count
   out.workload = std::move(workload);
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

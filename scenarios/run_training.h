@@ -4,10 +4,12 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "scenarios/link_series.h"
 #include "scenarios/scenario.h"
+#include "workloads/memory_model.h"
 #include "workloads/replayer.h"
 #include "workloads/step_breakdown.h"
 
@@ -18,9 +20,10 @@ struct TrainingOutcome {
   ReplayResult replay;
   BusiestLinks links;  // the busiest links' utilisation, when asked for and the fabric keeps per-link state
   StepBreakdown step;
-  uint64_t ops = 0;         // ops over all ranks
-  double tokens = 0;        // tokens per step (global batch x sequence)
-  double wall_seconds = 0;  // how long the simulation took
+  uint64_t ops = 0;                       // ops over all ranks
+  double tokens = 0;                      // tokens per step (global batch x sequence)
+  double wall_seconds = 0;                // how long the simulation took
+  std::optional<MemoryBreakdown> memory;  // the busiest GPU's memory (generated steps; a trace has none)
 };
 
 // `poll`: see ReplayOptions::poll (progress and stopping; unset costs nothing).

@@ -1,6 +1,7 @@
 #include "scenarios/training_reader.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <filesystem>
 
 #include "scenarios/compute_profile_file.h"
@@ -11,6 +12,7 @@
 #include "scenarios/yaml_reader.h"
 #include "sim/core/errors.h"
 #include "topologies/node_checks.h"
+#include "workloads/memory_model.h"
 
 namespace weft {
 namespace {
@@ -105,6 +107,21 @@ TrainingWorkload read_traced(const YamlMap& w, const SystemSpec& system) {
   return t;
 }
 
+// A plan that does not fit in the GPU's memory is refused at `workload:` with the need, the capacity
+// and the changes that would fit, unless `allow_oom: true` (the report then says it does not fit).
+void check_memory(const TrainingWorkload& t, const catalogue::GpuSpec& gpu) {
+  const MemoryBreakdown m = training_memory(t.spec, gpu);
+  if (m.fits() || t.allow_oom) return;
+  const std::vector<std::string> fixes = changes_that_fit(t.spec, gpu);
+  throw ConfigError(t.where, "workload",
+                    fmt::format("the plan does not fit in {} memory: it needs {} per GPU; {} (or allow_oom: true "
+                                "to simulate it anyway)",
+                                gpu.name, describe(m),
+                                fixes.empty() ? std::string("no single change of zero, recompute, micro_batch, tp or "
+                                                            "pp fits: more GPUs or a GPU with more memory")
+                                              : fmt::format("changes that fit: {}", fmt::join(fixes, "; "))));
+}
+
 }  // namespace
 
 TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
@@ -137,6 +154,7 @@ TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
     check(t.spec, system.ranks, node_spec::gpu_of(node));
     return 0;
   });
+  check_memory(t, node_spec::gpu_of(node));
   return t;
 }
 

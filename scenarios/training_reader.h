@@ -30,6 +30,7 @@ struct TrainingWorkload {
   // rest of spec is unused.
   std::optional<TraceWorkload> trace;
   std::optional<double> token_budget;  // `tokens:` to train on, for time and cost to train
+  bool allow_oom = false;              // `allow_oom:` simulate a plan that does not fit in GPU memory
   // `calibration: profile.yaml` (weft calibrate's output): its compute efficiencies replace the
   // profile, and the measured latency/bandwidth fits of profile.network.yaml (beside it, or the
   // file itself when it is one) time the collectives and sends that were measured.

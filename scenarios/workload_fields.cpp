@@ -134,6 +134,7 @@ constexpr std::array kTrainingFields = {
     choice<W, to_timing, timing_name, &W::timing>(
         "collective_timing", "shared (on the step's fabric) | isolated (each distinct one alone, reused)"),
     field<W, &W::token_budget>("tokens", "tokens", "to train on, for time and cost to train (above 0)"),
+    field<W, &W::allow_oom>("allow_oom", "", "simulate a plan that does not fit in GPU memory (marked)"),
 };
 
 }  // namespace

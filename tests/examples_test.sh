@@ -21,7 +21,7 @@ run_short() {  # name, expected text, file, --set arguments...
 }
 
 run_short collectives 'all_gather' collectives-8gpu.yaml
-run_short pod 'speedup' dgx-h100-pod-llama3-70b.yaml system.nodes=4 workload.batch.global=16 workload.seq_len=2048
+run_short pod 'speedup' dgx-h100-pod-llama3-70b.yaml system.nodes=8 workload.batch.global=16 workload.seq_len=2048
 run_short mixtral 'exp\.EP' mixtral-64gpu-expert-parallel.yaml system.nodes=1 workload.batch.global=8 workload.seq_len=1024
 run_short gpt3 'TFLOP/s' gpt3-175b-1024-a100.yaml system.nodes=16 workload.parallel.dp=1 workload.batch.global=16
 run_short resnet-trace 'replayed from the trace: 16 ranks' resnet50-trace-fabrics.yaml

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "scenarios/report.h"
@@ -253,4 +254,25 @@ workload:
   direct.replace(direct.find("true"), 4, "false");
   CHECK(run_scenario(pxn).collectives.at(0).row.time !=
         run_scenario(load_scenario_text(direct, "d.yaml")).collectives.at(0).row.time);
+}
+
+TEST_CASE("Scenario: a training plan that does not fit in GPU memory is refused at workload:", "[unit][memory]") {
+  // Llama 3 8B on 16 H100 with DDP: about 150 GB of weights, gradients and Adam state per GPU.
+  const std::string oom = R"(name: too big
+system: {name: dgx-h100, nodes: 2}
+workload:
+  model: llama-3-8b
+  batch: {global: 16, micro: 1}
+  seq_len: 8192
+)";
+  CHECK_THROWS_WITH(load_scenario_text(oom, "oom.yaml"),
+                    Catch::Contains("oom.yaml:4:3: workload: the plan does not fit in h100-sxm memory") &&
+                        Catch::Contains("of 80.0 GiB") && Catch::Contains("changes that fit: zero: 2"));
+  // allow_oom: simulated anyway, and the report says it does not fit.
+  const ScenarioResult r =
+      run_scenario(load_scenario_text(oom + "  allow_oom: true\n  collective_timing: isolated\n", "oom.yaml"));
+  const std::string report = format_scenario(r, OutputFormat::table);
+  CHECK_THAT(report, Catch::Contains("memory per GPU:") && Catch::Contains("DOES NOT FIT"));
+  const auto j = nlohmann::json::parse(format_scenario(r, OutputFormat::json));
+  CHECK(j.dump().find("\"fits\":false") != std::string::npos);
 }

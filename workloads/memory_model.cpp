@@ -1,0 +1,142 @@
+#include "workloads/memory_model.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <functional>
+
+#include "sim/core/errors.h"
+
+namespace weft {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+// Mixed-precision Adam (ZeRO paper, Rajbhandari et al. 2020, §3.1): fp32 master weights, momentum and
+// variance, K = 12 bytes per parameter; the working weights are 2 bytes (bf16/fp16). Gradients take
+// spec.grad_bytes (Megatron's fp32 main gradients: 4; PyTorch DDP on a bf16 model: 2).
+constexpr double kOptimizerBytes = 12;
+constexpr double kWeightBytes = 2;
+// Fixed per GPU [unverified, no measurement cited yet: calibrate]: the CUDA context with cuBLAS and
+// NCCL's kernels (~0.5 GiB on Hopper in nvidia-smi), NCCL's buffers (NCCL_BUFFSIZE 4 MiB per channel and
+// peer: 16 channels x 2 ring peers x 2 directions x 3 protocols, about 0.4 GiB), PyTorch's caching
+// allocator's fragmentation (kept as 5 % of the rest).
+constexpr double kContextBytes = 0.5 * kGiB;
+constexpr double kNcclBytes = 0.4 * kGiB;
+constexpr double kFragmentation = 0.05;
+
+// Activation bytes one layer keeps for one micro-batch on one rank (Korthikanti et al. 2022,
+// arXiv:2205.05198, Table 2, 2-byte activations): s b h (34 + 5 a s / h) without parallelism;
+// tensor parallelism with sequence parallelism divides all of it by t, without SP only 24 of the 34
+// (s b h (10 + 24/t + 5as/(ht))); fused (flash) attention keeps no a s^2 scores, which drops the
+// 5as/h term as selective recomputation does; full recomputation keeps the layer's input, 2 s b h
+// (/t with SP). Context parallelism divides s.
+double layer_activation_bytes(const TrainingSpec& spec) {
+  const ModelConfig& m = spec.model;
+  const double s = static_cast<double>(spec.seq_len) / spec.parallel.cp, b = spec.micro_batch, h = m.hidden;
+  const double t = spec.parallel.tp, a = m.heads;
+  const double sp = spec.sequence_parallel ? t : 1.0;
+  if (spec.recompute) return 2 * s * b * h / sp;
+  const double scores = spec.flash_attention ? 0.0 : 5 * a * s / h / t;
+  const double linear = spec.sequence_parallel ? 34 / t : 10 + 24 / t;
+  return s * b * h * (linear + scores);
+}
+
+// Micro-batches whose activations the stage holds at once: GPipe all m; 1F1B min(p - stage, m);
+// interleaved 1F1B p (1 + (p - 1) / (p v)) on the first stage (Narayanan et al. 2021, §2.2).
+double in_flight(const TrainingSpec& spec, int stage) {
+  const double m = micro_batches(spec), p = spec.parallel.pp, v = spec.virtual_stages;
+  switch (spec.pipeline) {
+    case PipelineKind::gpipe:
+      return m;
+    case PipelineKind::one_f_one_b:
+      return std::min(p - stage, m);
+    case PipelineKind::interleaved:
+      return std::min(stage == 0 ? p * (1 + (p - 1) / (p * v)) : p - stage, m * v);
+  }
+  return m;
+}
+
+MemoryBreakdown stage_memory(const TrainingSpec& spec, const catalogue::GpuSpec& gpu, int stage) {
+  const ModelConfig& m = spec.model;
+  const ParallelSizes& par = spec.parallel;
+  const double layers = static_cast<double>(m.layers) / par.pp;
+  // Dense parts split t ways; routed experts spread over ep ranks (each expert's MLP also over t).
+  const double expert_params = static_cast<double>(m.experts) * mlp_params_per_expert(m);
+  const double dense_params = static_cast<double>(layer_params(m)) - expert_params;
+  double params = layers * (dense_params / par.tp + expert_params / par.ep / par.tp);
+  const bool last = stage == static_cast<int>(par.pp) - 1;
+  if (stage == 0 || (last && m.tied_embeddings)) params += static_cast<double>(embedding_params(m)) / par.tp;
+  if (last) params += static_cast<double>(output_layer_params(m)) / par.tp;
+  const double dp = par.dp;
+  MemoryBreakdown out;
+  out.stage = stage;
+  out.weights = params * kWeightBytes / (spec.sharding == Sharding::zero3 ? dp : 1);
+  out.gradients = params * spec.grad_bytes / (spec.sharding >= Sharding::zero2 ? dp : 1);
+  out.optimizer = params * kOptimizerBytes / (spec.sharding >= Sharding::zero1 ? dp : 1);
+  out.activations = layers * layer_activation_bytes(spec) * in_flight(spec, stage);
+  // The loss keeps fp32 logits, s b V / t x 4 bytes, for each micro-batch the last stage holds.
+  if (last)
+    out.activations += 4.0 * spec.seq_len / par.cp * spec.micro_batch * m.vocab / par.tp * in_flight(spec, stage);
+  out.fixed =
+      kContextBytes + kNcclBytes + kFragmentation * (out.weights + out.gradients + out.optimizer + out.activations);
+  out.capacity = static_cast<double>(gpu.memory.count());
+  return out;
+}
+
+}  // namespace
+
+MemoryBreakdown training_memory(const TrainingSpec& spec, const catalogue::GpuSpec& gpu) {
+  MemoryBreakdown worst = stage_memory(spec, gpu, 0);
+  if (spec.parallel.pp > 1) {
+    MemoryBreakdown last = stage_memory(spec, gpu, static_cast<int>(spec.parallel.pp) - 1);
+    if (last.total() > worst.total()) worst = last;
+  }
+  return worst;
+}
+
+std::string describe(const MemoryBreakdown& m) {
+  return fmt::format(
+      "{:.1f} GiB (weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, activations {:.1f}, fixed {:.1f}; pipeline "
+      "stage {}) of {:.1f} GiB",
+      m.total() / kGiB, m.weights / kGiB, m.gradients / kGiB, m.optimizer / kGiB, m.activations / kGiB, m.fixed / kGiB,
+      m.stage, m.capacity / kGiB);
+}
+
+std::vector<std::string> changes_that_fit(const TrainingSpec& spec, const catalogue::GpuSpec& gpu) {
+  using Change = std::pair<std::string, std::function<void(TrainingSpec&)>>;
+  std::vector<Change> changes;
+  for (Sharding z : {Sharding::zero1, Sharding::zero2, Sharding::zero3}) {
+    if (z > spec.sharding) {
+      const int stage = z == Sharding::zero1 ? 1 : z == Sharding::zero2 ? 2 : 3;
+      changes.emplace_back(fmt::format("zero: {}", stage), [z](TrainingSpec& s) { s.sharding = z; });
+    }
+  }
+  if (!spec.recompute) changes.emplace_back("recompute: true", [](TrainingSpec& s) { s.recompute = true; });
+  if (spec.micro_batch > 1) changes.emplace_back("micro_batch: 1", [](TrainingSpec& s) { s.micro_batch = 1; });
+  for (uint32_t k : {2u, 4u, 8u, 16u, 32u, 64u}) {
+    changes.emplace_back(fmt::format("tp: {} (dp / {})", spec.parallel.tp * k, k), [k](TrainingSpec& s) {
+      s.parallel.tp *= k;
+      s.parallel.dp /= k;
+    });
+    changes.emplace_back(fmt::format("pp: {} (dp / {})", spec.parallel.pp * k, k), [k](TrainingSpec& s) {
+      s.parallel.pp *= k;
+      s.parallel.dp /= k;
+    });
+  }
+  std::vector<std::string> fit;
+  const uint32_t gpus = spec.parallel.world();
+  for (const auto& [name, apply] : changes) {
+    TrainingSpec s = spec;
+    apply(s);
+    if (s.parallel.dp == 0 || s.parallel.world() != gpus) continue;
+    try {
+      check(s, gpus, gpu);
+    } catch (const ConfigError&) {
+      continue;  // the change makes an impossible plan (heads, layers or batch not divisible)
+    }
+    if (training_memory(s, gpu).fits()) fit.push_back(name);
+    if (fit.size() == 3) break;
+  }
+  return fit;
+}
+
+}  // namespace weft
