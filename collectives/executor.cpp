@@ -25,6 +25,19 @@ ScheduleExecutor::ScheduleExecutor(Engine& engine, Fabric& fabric, const Schedul
   }
 }
 
+namespace {
+
+// The fewest bytes one step of `stream` sends to `target` (kind and peer).
+Bytes smallest_to(const Stream& stream, std::pair<StepKind, uint32_t> target) {
+  Bytes least{UINT64_MAX};
+  for (const StepRun& run : stream.runs) {
+    if (run.kind == target.first && run.peer == target.second) least = std::min(least, run.bytes);
+  }
+  return least;
+}
+
+}  // namespace
+
 // Whether the fabric moves every transfer of stream a as the same one of stream b (their entropies
 // differ); checked once per distinct peer or group.
 bool ScheduleExecutor::alike(uint32_t a, uint32_t b) {
@@ -36,9 +49,10 @@ bool ScheduleExecutor::alike(uint32_t a, uint32_t b) {
     if (std::find(seen.begin(), seen.end(), target) != seen.end()) continue;
     seen.push_back(target);
     bool same = run.kind == StepKind::group
-                    ? fabric_.interchangeable(groups_[run.peer], entropy_base_ + a, entropy_base_ + b)
+                    ? fabric_.interchangeable(groups_[run.peer], entropy_base_ + a, entropy_base_ + b,
+                                              smallest_to(stream, target))
                     : fabric_.interchangeable(rank_nodes_[stream.rank], rank_nodes_[run.peer], entropy_base_ + a,
-                                              entropy_base_ + b);
+                                              entropy_base_ + b, smallest_to(stream, target));
     if (!same) return false;
   }
   return true;

@@ -72,8 +72,14 @@ class Fabric {
   // transfers started as one, done together. The others (the default) only ever see copies = 1;
   // so do all fabrics while a Recorder listens for each transfer.
   virtual bool runs_copies() const { return false; }
-  virtual bool interchangeable(NodeIndex /*src*/, NodeIndex /*dst*/, uint64_t /*a*/, uint64_t /*b*/) { return false; }
-  virtual bool interchangeable(const GroupTransfer& /*group*/, uint64_t /*a*/, uint64_t /*b*/) { return false; }
+  // `smallest`: the fewest bytes either sends src to dst (small transfers use fewer NVLink stripes).
+  virtual bool interchangeable(NodeIndex /*src*/, NodeIndex /*dst*/, uint64_t /*a*/, uint64_t /*b*/,
+                               Bytes /*smallest*/) {
+    return false;
+  }
+  virtual bool interchangeable(const GroupTransfer& /*group*/, uint64_t /*a*/, uint64_t /*b*/, Bytes /*smallest*/) {
+    return false;
+  }
   virtual FabricStats stats() const = 0;
   // Links that carried traffic, for per-link summaries; empty for models without per-link state.
   virtual std::vector<LinkStats> link_stats() const { return {}; }

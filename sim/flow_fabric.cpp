@@ -33,15 +33,24 @@ uint32_t FlowFabric::allocate_flow() {
   return f;
 }
 
-bool FlowFabric::interchangeable(NodeIndex src, NodeIndex dst, uint64_t a, uint64_t b) {
+// Striped transfers too small for every stripe start at the path their entropy names (sim/stripes.h).
+bool FlowFabric::interchangeable(NodeIndex src, NodeIndex dst, uint64_t a, uint64_t b, Bytes smallest) {
   const PathSet* stripes_a = nullptr;
   const PathSet* stripes_b = nullptr;
   const Path& path_a = router_.route(src, dst, a, stripes_a);
   const Path& path_b = router_.route(src, dst, b, stripes_b);
-  return &path_a == &path_b && stripes_a == stripes_b;
+  if (stripes_a != stripes_b) return false;
+  if (stripes_a == nullptr) return &path_a == &path_b;  // striped, the path route() names is unused
+  const size_t n = stripes_a->size();
+  return stripes_used(smallest.count(), n) == n || a % n == b % n;
 }
 
-bool FlowFabric::interchangeable(const GroupTransfer&, uint64_t, uint64_t) { return true; }
+bool FlowFabric::interchangeable(const GroupTransfer& group, uint64_t a, uint64_t b, Bytes smallest) {
+  // Only how many switches: groups_.stripes(group) would fix the cached union paths by this group's
+  // entropy, before the first real group is started.
+  const size_t n = group_switches(router_.topology(), group).size();
+  return stripes_used(smallest.count(), n) == n || a % n == b % n;
+}
 
 TransferId FlowFabric::start(const Transfer& transfer, OnTransferDone on_done) {
   return joins_.start(router_, transfer, std::move(on_done), starter());

@@ -41,8 +41,8 @@ class FlowFabric final : public Fabric {
   // a group always is (its stripes depend on its members only, see GroupPaths). Not while the
   // Recorder listens: it gets one record per transfer.
   bool runs_copies() const override { return !recorder_.wants(Hook::transfers); }
-  bool interchangeable(NodeIndex src, NodeIndex dst, uint64_t a, uint64_t b) override;
-  bool interchangeable(const GroupTransfer& group, uint64_t a, uint64_t b) override;
+  bool interchangeable(NodeIndex src, NodeIndex dst, uint64_t a, uint64_t b, Bytes smallest) override;
+  bool interchangeable(const GroupTransfer& group, uint64_t a, uint64_t b, Bytes smallest) override;
   FabricStats stats() const override { return stats_; }
   // Payload each link carried (a group stripe counts once per link of its union, as the switch
   // reduces and replicates), with the headers its MTU adds: packets = payload / MTU, rounded up.

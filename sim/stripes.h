@@ -2,6 +2,10 @@
 // all its NVLinks at once (Router::route's `stripes`), so a transfer travels as one part per path,
 // its bytes and its sender's limit in proportion to each path's rate (DGX H100: 5, 4, 4 and 5 links
 // to the four NVSwitches), each part in a queue pair of its own so that each keeps its order.
+// The interleave is by NVLink packet, which carries at most 256 B of data (Foley and Danskin,
+// "Ultra-Performance Pascal GPU and NVLink Interconnect", IEEE Micro 37(2), 2017: a header flit and
+// up to 16 data flits of 16 B): a transfer of b bytes uses at most b / 256 paths, starting at the
+// path its entropy names, so that small transfers of different channels land on different links.
 // Groups (multicast, in-switch reduction) travel the same way over their reducing switches
 // (sim/group_paths.h), in equal parts.
 #pragma once
@@ -15,12 +19,22 @@
 
 namespace weft {
 
-// Part i of `transfer` over `stripes` (the last part takes what rounding left).
+inline constexpr uint64_t kNvlinkPacketData = 256;  // bytes of data in the largest NVLink packet
+
+// How many of `paths` stripes a transfer of `bytes` interleaves over: one per NVLink packet, 1 to paths.
+size_t stripes_used(uint64_t bytes, size_t paths);
+// The path that part i of a transfer with `entropy` takes among `paths` stripes when it uses `used`
+// of them: all in order, or `used` consecutive ones from the path its entropy names.
+inline size_t stripe_path(uint64_t entropy, size_t paths, size_t used, size_t i) {
+  return used == paths ? i : (entropy + i) % paths;
+}
+
+// Part i (of stripes_used) of `transfer` over `stripes` (the last part takes what rounding left).
 Transfer stripe_part(const PathSet& stripes, const Transfer& transfer, size_t i);
 
-// Part i of `group` over `n` reducing switches, as one transfer over the union of its links there:
-// equal bytes, the sender's limit shared by all its stripes.
-Transfer group_part(const GroupTransfer& group, size_t n, size_t i);
+// Part i (of stripes_used) of `group` over `paths` reducing switches, as one transfer over the union
+// of its links there: equal bytes, the sender's limit shared by all its stripes.
+Transfer group_part(const GroupTransfer& group, size_t paths, size_t i);
 
 // Starts the parts of striped transfers and joins them: the transfer's callback runs once its last
 // part arrived. `start_on(path, transfer, on_done)` is the fabric's own start on a given path; the
@@ -39,10 +53,15 @@ class PartJoin {
   template <class StartOn>
   TransferId start_striped(const PathSet& stripes, const Transfer& transfer, OnTransferDone on_done,
                            StartOn&& start_on) {
-    const uint32_t j = open(static_cast<uint32_t>(stripes.size()), std::move(on_done));
+    const size_t used = stripes_used(transfer.bytes.count(), stripes.size());
+    const auto path = [&](size_t i) -> const Path& {
+      return stripes[stripe_path(transfer.entropy, stripes.size(), used, i)];
+    };
+    if (used == 1) return start_on(path(0), stripe_part(stripes, transfer, 0), std::move(on_done));
+    const uint32_t j = open(static_cast<uint32_t>(used), std::move(on_done));
     TransferId first = 0;
-    for (size_t i = 0; i < stripes.size(); ++i) {
-      const TransferId id = start_on(stripes[i], stripe_part(stripes, transfer, i), part_done(j));
+    for (size_t i = 0; i < used; ++i) {
+      const TransferId id = start_on(path(i), stripe_part(stripes, transfer, i), part_done(j));
       if (i == 0) first = id;
     }
     return first;
@@ -51,10 +70,13 @@ class PartJoin {
   template <class StartOn>
   TransferId start_group(const std::vector<const Path*>& stripes, const GroupTransfer& group, OnTransferDone on_done,
                          StartOn&& start_on) {
-    const uint32_t j = open(static_cast<uint32_t>(stripes.size()), std::move(on_done));
+    const size_t n = stripes.size();
+    const size_t used = stripes_used(group.bytes.count(), n);
+    const uint32_t j = open(static_cast<uint32_t>(used), std::move(on_done));
     TransferId first = 0;
-    for (size_t i = 0; i < stripes.size(); ++i) {
-      const TransferId id = start_on(*stripes[i], group_part(group, stripes.size(), i), part_done(j));
+    for (size_t i = 0; i < used; ++i) {
+      const Path& path = *stripes[stripe_path(group.entropy, n, used, i)];
+      const TransferId id = start_on(path, group_part(group, n, i), part_done(j));
       if (i == 0) first = id;
     }
     return first;

@@ -153,7 +153,9 @@ PathSet Router::compute_local(NodeIndex src, NodeIndex dst) {
   if (s.kind == NodeKind::gpu && d.kind == NodeKind::gpu && (same_host || same_domain)) {
     // GPU peers talk over NVLink when it joins them (NCCL ranks NVLink above PCIe); without NVLink
     // they use PCIe peer-to-peer, or, where P2P is off, stage through host memory.
-    PathSet over_nvlink = shortest(src, dst, LinkFilter::nvlink_only, options_.max_paths);
+    // Every NVLink path, whatever max_paths: a GPU's traffic to a peer interleaves over all its links
+    // (18 to the 18 switch trays of an NVL72 rack; capped at 16 it lost 1/9 of its bandwidth).
+    PathSet over_nvlink = shortest(src, dst, LinkFilter::nvlink_only, std::max(options_.max_paths, kNvlinkPathsMax));
     if (!over_nvlink.empty()) return over_nvlink;
     if (same_host && (!s.p2p || !d.p2p)) return via_host_memory(src, dst);
   }

@@ -35,6 +35,9 @@ enum class RoutingPolicy : uint8_t { ecmp, spray, adaptive };
 RoutingPolicy parse_routing_policy(std::string_view name);  // throws ConfigError
 std::string_view to_string(RoutingPolicy policy);
 
+// The most NVLink paths kept between two GPUs: above any GPU's link count (18 on Hopper and Blackwell).
+inline constexpr uint32_t kNvlinkPathsMax = 64;
+
 struct RouterOptions {
   uint64_t seed = 1;
   bool pxn = false;  // inter-host traffic leaves through the rail-matching GPU's NIC

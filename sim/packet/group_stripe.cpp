@@ -6,6 +6,7 @@
 #include "sim/group_paths.h"
 #include "sim/packet/receiver.h"
 #include "sim/packet/sender.h"
+#include "sim/stripes.h"
 
 namespace weft::packet {
 
@@ -23,20 +24,24 @@ TransferId GroupStripes::start(const GroupTransfer& group, OnTransferDone on_don
   // Inside a node the NVSwitches next to the GPUs; across hosts the SHARP roots (group_switches).
   // There each source's packets ride the router's path to the root, so, unlike the flow model's
   // union, a leaf below the root forwards one copy per source instead of aggregating them.
+  // A small group uses fewer switches, one per NVLink packet (sim/stripes.h).
   std::vector<NodeIndex> switches = group_switches(router_.topology(), group);
+  const size_t n = switches.size();
+  const size_t used = stripes_used(group.bytes.count(), n);
   uint32_t g = static_cast<uint32_t>(groups_.size());
-  groups_.push_back({static_cast<uint32_t>(switches.size() * group.dsts.size()), std::move(on_done)});
+  groups_.push_back({static_cast<uint32_t>(used * group.dsts.size()), std::move(on_done)});
   TransferId first = flows_.next_id();
-  uint64_t share = group.bytes.count() / switches.size();
-  for (size_t i = 0; i < switches.size(); ++i) {
-    Bytes bytes(i + 1 == switches.size() ? group.bytes.count() - share * i : share);
+  uint64_t share = group.bytes.count() / used;
+  for (size_t i = 0; i < used; ++i) {
+    const size_t k = stripe_path(group.entropy, n, used, i);
+    Bytes bytes(i + 1 == used ? group.bytes.count() - share * i : share);
     auto s = static_cast<uint32_t>(stripes_.size());
-    stripes_.push_back({switches[i], static_cast<uint32_t>(group.srcs.size()), {}, {}, g});
+    stripes_.push_back({switches[k], static_cast<uint32_t>(group.srcs.size()), {}, {}, g});
     uint32_t up_flow = 0;
     for (NodeIndex src : group.srcs) {  // each source's share to the switch, in its own queue pair
-      Transfer up{src, switches[i], bytes, 0, (1ULL << 63) | (group.entropy << 8) | i, group.tag};
-      up.max_rate = group.max_rate / switches.size();
-      up_flow = sender_.start(router_.route(src, switches[i], up.entropy), up, [] {});
+      Transfer up{src, switches[k], bytes, 0, (1ULL << 63) | (group.entropy << 8) | k, group.tag};
+      up.max_rate = group.max_rate / used;
+      up_flow = sender_.start(router_.route(src, switches[k], up.entropy), up, [] {});
       Flow& flow = flows_[up_flow];
       flow.stripe = static_cast<int32_t>(s);  // set before any of its packets can arrive (a later event)
       if (flow.reliable) throw ModelError("packet fabric: group transfers need lossless links (credits or PFC)");

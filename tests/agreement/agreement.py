@@ -35,10 +35,7 @@ MIB = 1 << 20
 KNOWN = {}
 
 # (preset, fabric) the short form does not run, with why; the full form runs them.
-TOO_SLOW_FOR_CI = {
-    ("gb200-nvl72", "simgrid"): "72 GPUs x 18 NVLink stripes per transfer keep SimGrid's max-min system in one "
-                                "piece: a 1 MiB ring takes over 600 s (open: issue 17)",
-}
+TOO_SLOW_FOR_CI = {}
 
 
 def open_misses():
