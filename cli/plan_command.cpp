@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cost/plan.h"
+#include "scenarios/plan_search.h"
 #include "scenarios/run_scenario.h"
 #include "scenarios/scenario.h"
 #include "sim/core/errors.h"
@@ -28,6 +29,8 @@ struct PlanArgs {
   std::vector<std::string> grid;
   std::vector<std::string> sets;
   std::string metric = "capital";  // capital | step
+  std::string search;              // "parallel": the best parallel plan of each configuration
+  size_t top = 0;                  // 0: the scenario's plan: top: (default 5)
 };
 
 // "system.node.nic=cx6,cx7" -> {key, {cx6, cx7}}.
@@ -91,7 +94,39 @@ cost::PlanPoint measure(const Candidate& c, bool per_step) {
   return {c.name, r.total, per_step ? r.cost->step->usd_per_step : r.cost->cluster->capital_usd};
 }
 
+// --search parallel: the plan search on the scenario and on each compare: variant (each fabric at
+// its own best plan), then the variants' best plans side by side.
+void search(const PlanArgs& a, const Scenario& base) {
+  if (a.search != "parallel") throw ConfigError(fmt::format("plan: --search '{}': expected parallel", a.search));
+  std::vector<std::pair<std::string, std::shared_ptr<const Scenario>>> configs{
+      {base.compare.empty() ? base.name : base.baseline, std::make_shared<const Scenario>(base)}};
+  for (const ScenarioVariant& v : base.compare) configs.emplace_back(v.name, v.scenario);
+  PlanSearchOptions options;
+  options.top = a.top > 0 ? a.top : base.plan_top;
+  std::vector<std::pair<std::string, RankedPlan>> best;
+  for (const auto& [name, scenario] : configs) {
+    fmt::print(stderr, "plan: searching {}\n", name);
+    const PlanSearchResult r = search_parallel_plans(*scenario, options);
+    fmt::print("## {}\n{}", name, format_plan_search(r));
+    best.emplace_back(name, r.ranked.front());
+  }
+  if (best.size() < 2) return;
+  fmt::print("# each configuration at its own best plan\n");
+  for (const auto& [name, p] : best) {
+    fmt::print("{:<24} {:>10.3f} ms  MFU {:>5.1f}%  {}\n", name, p.final_time->seconds() * 1e3, 100 * p.mfu, p.name);
+  }
+}
+
 void plan(const PlanArgs& a) {
+  if (!a.search.empty()) return search(a, load_scenario_file(a.scenario, a.sets));
+  if (a.target.empty() && a.budget < 0) {
+    const Scenario base = load_scenario_file(a.scenario, a.sets);
+    if (!base.plan_search.empty()) {
+      PlanArgs with = a;
+      with.search = base.plan_search;
+      return search(with, base);
+    }
+  }
   if (a.target.empty() == (a.budget < 0)) {
     throw ConfigError(
         "plan: give exactly one of --target-step-time T (the cheapest that is fast enough) or --budget "
@@ -141,6 +176,10 @@ Action add_plan_command(CLI::App& app) {
   cmd->add_option("--cost", a->metric, "What to minimise or cap: capital (default) or step (USD per step)")
       ->capture_default_str();
   cmd->add_option("--set", a->sets, "KEY=VALUE changes applied to every configuration");
+  cmd->add_option("--search", a->search,
+                  "parallel: the best tp/pp/dp/cp/ep, ZeRO, recompute and micro-batch for the cluster (and for "
+                  "each compare: variant)");
+  cmd->add_option("--top", a->top, "With --search: plans simulated again as the scenario asks (default 5)");
   return [a] { plan(*a); };
 }
 

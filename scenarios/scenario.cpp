@@ -115,19 +115,28 @@ void read_workload(const YamlMap& w, Scenario& s) {
 Scenario read_scenario(const YamlMap& top);
 
 // `compare: [{name: ..., set: {dotted.key: value, ...}}, ...]`: each variant is the whole scenario
-// `plan: {grid: {key: [v, ...]}}`: each key a dotted scenario key, each value a scalar as `set:`
-// would take it. The keys are checked when `weft plan` sets them (errors at the grid's values).
-std::vector<cost::GridAxis> read_plan_grid(const YamlMap& plan) {
-  std::vector<cost::GridAxis> axes;
-  const YamlMap grid = plan.map("grid");
-  for (const std::string& key : grid.keys()) {
-    cost::GridAxis axis{key, grid.strings(key)};
-    if (axis.values.empty()) throw grid.error(key, "expected a list of values");
-    axes.push_back(std::move(axis));
+// `plan: {grid: {key: [v, ...]}, search: parallel, top: N}`: each grid key a dotted scenario key, each
+// value a scalar as `set:` would take it (checked when `weft plan` sets them, errors at the grid's
+// values); `search: parallel` makes `weft plan` search the parallel plan (scenarios/plan_search.h).
+void read_plan(const YamlMap& plan, Scenario& s) {
+  if (plan.has("grid")) {
+    const YamlMap grid = plan.map("grid");
+    for (const std::string& key : grid.keys()) {
+      cost::GridAxis axis{key, grid.strings(key)};
+      if (axis.values.empty()) throw grid.error(key, "expected a list of values");
+      s.plan_grid.push_back(std::move(axis));
+    }
+    grid.reject_unknown_keys();
   }
-  grid.reject_unknown_keys();
+  if (plan.has("search")) {
+    s.plan_search = plan.string("search");
+    if (s.plan_search != "parallel")
+      throw plan.error("search", fmt::format("expected parallel, got '{}'", s.plan_search));
+  }
+  const uint64_t top = plan.unsigned_integer_or("top", s.plan_top);
+  if (top < 1 || top > 1000) throw plan.error("top", fmt::format("expected 1 to 1000, got {}", top));
+  s.plan_top = static_cast<uint32_t>(top);
   plan.reject_unknown_keys();
-  return axes;
 }
 
 // read again with those values in place (errors point at the value in `set:`).
@@ -171,7 +180,7 @@ Scenario read_scenario(const YamlMap& top) {
     s.cost = cost::read_cost_section(top.map("cost"));
     s.has_cost_section = true;
   }
-  if (top.has("plan")) s.plan_grid = read_plan_grid(top.map("plan"));
+  if (top.has("plan")) read_plan(top.map("plan"), s);
   if (top.has("compare")) {
     top.list_of_maps("compare");  // read here; each variant re-reads the whole file
   }

@@ -86,6 +86,9 @@ struct Scenario {
   // `plan: {grid: {dotted.key: [values...]}}`: the configurations `weft plan` searches besides the
   // compare: variants.
   std::vector<cost::GridAxis> plan_grid;
+  // `plan: {search: parallel, top: N}`: `weft plan` searches the parallel plan, N simulated again.
+  std::string plan_search;
+  uint32_t plan_top = 5;
 };
 
 class YamlMap;

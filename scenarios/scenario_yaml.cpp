@@ -155,13 +155,20 @@ YAML::Node plan_node(const std::vector<cost::GridAxis>& grid) {
   return node;
 }
 
+YAML::Node plan_node(const Scenario& s) {
+  YAML::Node node = plan_node(s.plan_grid);
+  if (!s.plan_search.empty()) node["search"] = s.plan_search;
+  if (s.plan_top != 5) node["top"] = s.plan_top;
+  return node;
+}
+
 YAML::Node scenario_node(const Scenario& s) {
   YAML::Node node = fields_node(scenario_top_fields(), s);
   node["fabric"] = fabric_node(s);
   node["system"] = system_node(s.system);
   node["workload"] = workload_node(s.workload);
   if (s.has_cost_section) node["cost"] = cost_node(s.cost, cost::default_prices());
-  if (!s.plan_grid.empty()) node["plan"] = plan_node(s.plan_grid);
+  if (!s.plan_grid.empty() || !s.plan_search.empty() || s.plan_top != 5) node["plan"] = plan_node(s);
   return node;
 }
 

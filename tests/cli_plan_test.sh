@@ -58,4 +58,31 @@ rm -f "$err"
 # Neither or both of --target-step-time and --budget: a clear error.
 rc=0; "$weft" plan "$src/scenarios/default.yaml" 2>/dev/null || rc=$?
 [[ $rc -eq 2 ]] || fail "plan without a question: exit $rc, expected 2"
+# --search parallel (and plan: {search: parallel} in the file): every fitting plan of a small step
+# on 2 boxes of 4 GPUs, the top 2 simulated again on the shared fabric and ranked by that time.
+tmp=$(mktemp -d)
+cat >"$tmp/s.yaml" <<'YAML'
+name: small search
+system: {name: pcie-3090x8-nvlink, nodes: 2, node: {gpus: 4}}
+workload:
+  model: {layers: 2, hidden: 1024, heads: 16, ffn: 4096, vocab: 32000, max_seq: 4096}
+  batch: {global: 8}
+  seq_len: 1024
+plan: {search: parallel, top: 2}
+YAML
+out=$("$weft" plan "$tmp/s.yaml" 2>/dev/null) || fail "plan with plan: {search: parallel}: exit $?"
+grep -q "plan search: small search on 8 GPUs (NVLink domain 4)" <<<"$out" || fail "no search header: $out"
+/usr/bin/python3 - "$out" <<'PY' || fail "search table: $out"
+import re, sys
+rows = [l.split() for l in sys.argv[1].splitlines() if re.match(r"^\s+\d+\s+tp ", l)]
+assert len(rows) >= 3, rows
+final = [float(r[21]) for r in rows if r[21] != "-"]
+assert len(final) == 2 and final[0] <= final[1], final
+for r in rows:  # tp x pp x dp x cp = 8, tp inside the box
+    tp, pp, dp, cp = int(r[2]), int(r[4]), int(r[6]), int(r[8])
+    assert tp * pp * dp * cp == 8 and tp <= 4, r
+PY
+rc=0; "$weft" plan "$tmp/s.yaml" --search everything 2>/dev/null || rc=$?
+[[ $rc -eq 2 ]] || fail "plan --search everything: exit $rc, expected 2"
+rm -rf "$tmp"
 echo "ok plan"

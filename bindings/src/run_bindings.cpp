@@ -14,6 +14,7 @@
 #include "bindings/src/bindings.h"
 #include "scenarios/default_scenario.h"
 #include "scenarios/output_files.h"
+#include "scenarios/plan_search.h"
 #include "scenarios/report.h"
 #include "scenarios/run_scenario.h"
 #include "scenarios/scenario.h"
@@ -235,6 +236,39 @@ std::vector<std::string> validate(const std::string& text, const std::string& so
   return names;
 }
 
+// `weft plan --search parallel` on one scenario (not its variants): one dict per plan, best first,
+// and the counts of the enumeration.
+py::dict search_plans(const std::string& text, const std::string& source, const std::vector<std::string>& sets,
+                      size_t top) {
+  Scenario scenario = load(text, source, sets);
+  PlanSearchOptions options;
+  options.top = top > 0 ? top : scenario.plan_top;
+  PlanSearchResult r;
+  {
+    py::gil_scoped_release release;
+    r = search_parallel_plans(scenario, options);
+  }
+  py::list rows;
+  for (const RankedPlan& p : r.ranked) {
+    const ParallelSizes& z = p.spec.parallel;
+    py::dict row;
+    row["plan"] = p.name, row["tp"] = z.tp, row["pp"] = z.pp, row["dp"] = z.dp, row["cp"] = z.cp, row["ep"] = z.ep;
+    row["zero"] = static_cast<int>(p.spec.sharding), row["recompute"] = p.spec.recompute;
+    row["micro_batch"] = p.spec.micro_batch, row["virtual_stages"] = p.spec.virtual_stages;
+    row["sequence_parallel"] = p.spec.sequence_parallel;
+    row["step_ms"] = p.final_time ? py::cast(p.final_time->seconds() * 1e3) : py::none();
+    row["isolated_ms"] = p.isolated.seconds() * 1e3, row["mfu"] = p.mfu;
+    row["memory_gib"] = p.memory.total() / (1024.0 * 1024 * 1024);
+    row["usd_per_step"] = p.usd_per_step ? py::cast(*p.usd_per_step) : py::none();
+    rows.append(row);
+  }
+  py::dict out;
+  out["rows"] = rows, out["gpus"] = r.gpus, out["nvlink_domain"] = r.nvlink_domain;
+  out["considered"] = r.space.considered, out["impossible"] = r.space.impossible, out["too_big"] = r.space.too_big;
+  out["finals"] = r.finals, out["wall_seconds"] = r.wall_seconds, out["table"] = format_plan_search(r);
+  return out;
+}
+
 }  // namespace
 
 void bind_run(py::module_& m) {
@@ -258,6 +292,8 @@ void bind_run(py::module_& m) {
   m.def(
       "default_scenario_text", [] { return std::string(kDefaultScenarioYaml); },
       "scenarios/default.yaml as bundled into the library");
+  m.def("search_plans", &search_plans, py::arg("text"), py::arg("source"), py::arg("sets") = std::vector<std::string>{},
+        py::arg("top") = 0, "weft plan --search parallel: every fitting plan, the best first");
   m.def("validate", &validate, py::arg("text"), py::arg("source"), py::arg("sets") = std::vector<std::string>{},
         "Read a scenario and its variants without running them; their names");
 }

@@ -39,6 +39,24 @@ def run(scenario=None, *, set=None, busiest_links=16):
     return Result(handle, s)
 
 
+def plan_search(scenario=None, *, top=None, set=None):
+    """The best parallel plan for a training scenario on its own cluster, as `weft plan --search
+    parallel` finds it: a DataFrame, one row per plan that runs and fits in memory (tp, pp, dp, cp,
+    ep, zero, recompute, micro_batch, virtual_stages, sequence_parallel, step_ms on the scenario's
+    fabric for the top plans, isolated_ms, mfu, memory_gib, usd_per_step), best first. Its `attrs`
+    hold the counts (considered, impossible, too_big), the cluster (gpus, nvlink_domain) and `table`,
+    the text the CLI prints."""
+    s = scenario if isinstance(scenario, Scenario) else load(scenario, validate=False)
+    text = s.to_yaml()
+    try:
+        found = _core.search_plans(text, s.source, _sets(set), int(top or 0))
+    except ConfigError as e:
+        raise _annotated(e, s, text) from None
+    frame = pd.DataFrame(found.pop("rows"))
+    frame.attrs.update(found)
+    return frame
+
+
 def validate(scenario):
     """Checks a scenario and its compare: variants without running them; their names."""
     s = scenario if isinstance(scenario, Scenario) else load(scenario, validate=False)

@@ -50,6 +50,36 @@ def breakdown(result, ax=None, title=None):
     return ax.figure
 
 
+_MEMORY_PARTS = [("weights", "#4c72b0"), ("gradients", "#dd8452"), ("optimizer", "#55a868"),
+                 ("activations", "#c44e52"), ("fixed", "#8c8c8c")]
+
+
+def memory(result, ax=None, title=None):
+    """Stacked bars per variant of the busiest GPU's memory (GiB): weights, gradients, optimizer
+    states, activations and fixed costs, with each GPU's capacity marked; a variant that does not fit
+    is labelled so. `result`: a training Result or its .variants DataFrame."""
+    df = _variants(result)
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(8, 0.5 * len(df) + 1.5))
+    y = np.arange(len(df))
+    left = np.zeros(len(df))
+    for part, colour in _MEMORY_PARTS:
+        values = df[f"memory_{part}_gib"].fillna(0).to_numpy()
+        ax.barh(y, values, left=left, label=part, color=colour)
+        left += values
+    capacity = df["memory_capacity_gib"].to_numpy()
+    ax.scatter(capacity, y, marker="|", s=400, color="black", label="capacity", zorder=3)
+    for yi, total, cap in zip(y, left, capacity):
+        ax.text(total, yi, f" {total:.1f}" + (" (does not fit)" if total > cap else ""), va="center", fontsize=8)
+    ax.set_yticks(y, df["variant"])
+    ax.invert_yaxis()
+    ax.set_xlabel("memory per GPU (GiB)")
+    ax.set_title(title or "does the plan fit?")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.figure.tight_layout()
+    return ax.figure
+
+
 def pareto(df, time="step_ms", cost="capital_usd"):
     """The rows no other row beats on both `time` and `cost` (as `weft plan` draws its frontier),
     cheapest first."""

@@ -222,6 +222,11 @@ def variants_frame(summary):
                    usd_per_gpu_hour=cluster.get("usd_per_gpu_hour"), facility_power_w=cluster.get("facility_power_w"),
                    usd_per_step=step.get("usd_per_step"), usd_per_million_tokens=step.get("usd_per_million_tokens"),
                    perf_per_dollar=cost.get("performance_per_dollar_vs_first"))
+        memory = v.get("memory") or {}
+        row.update({f"memory_{k[:-6]}_gib": memory.get(k, float("nan")) / 2**30
+                    for k in ["weights_bytes", "gradients_bytes", "optimizer_bytes", "activations_bytes",
+                              "fixed_bytes", "total_bytes", "capacity_bytes"]})
+        row["memory_fits"] = memory.get("fits")
         rows.append(row)
     df = pd.DataFrame(rows)
     floats = [c for c in df.columns if c.endswith(("_ms", "_usd", "_w", "_hour", "_step", "_tokens", "_s"))]

@@ -91,3 +91,27 @@ def test_ops_cap_keeps_whole_ranks(training_result):
     with pytest.warns(UserWarning, match="cut to whole ranks"):
         capped = training_result.ops_for(limit=per_rank + 1)
     assert set(capped["rank"]) == {0} and len(capped) == per_rank
+
+
+def test_variants_frame_memory(training_result):
+    v = training_result.variants
+    parts = ["memory_weights_gib", "memory_gradients_gib", "memory_optimizer_gib", "memory_activations_gib",
+             "memory_fixed_gib"]
+    for col in parts + ["memory_total_gib", "memory_capacity_gib"]:
+        assert t.is_float_dtype(v[col]), col
+    assert np.allclose(v[parts].sum(axis=1), v["memory_total_gib"])
+    assert (v["memory_capacity_gib"] == 24).all()  # RTX 3090
+    assert v["memory_fits"].dtype == bool
+
+
+def test_plan_search(small_training):
+    s = small_training.copy()
+    del s["compare"]
+    plans = weft.plan_search(s, top=2)
+    assert plans.attrs["gpus"] == 8 and plans.attrs["nvlink_domain"] == 4
+    assert plans.attrs["considered"] == len(plans) + plans.attrs["impossible"] + plans.attrs["too_big"]
+    assert (plans["tp"] * plans["pp"] * plans["dp"] * plans["cp"] == 8).all()
+    assert (plans["tp"] <= 4).all()
+    assert plans["step_ms"].notna().sum() == 2
+    assert plans["step_ms"].iloc[0] <= plans["step_ms"].iloc[1]
+    assert "plan search: small step on 8 GPUs" in plans.attrs["table"]

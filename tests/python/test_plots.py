@@ -20,6 +20,7 @@ def _saved(fig, path):
 
 def test_result_plots(tmp_path, training_result, small_traffic):
     _saved(weft.plot.breakdown(training_result), tmp_path / "breakdown.png")
+    _saved(weft.plot.memory(training_result), tmp_path / "memory.png")
     _saved(weft.plot.links(training_result), tmp_path / "links.png")
     _saved(weft.plot.timeline(training_result, ranks=[0, 1]), tmp_path / "timeline.png")
     _saved(weft.plot.fct(weft.run(small_traffic)), tmp_path / "fct.png")
