@@ -15,13 +15,26 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 // spec.grad_bytes (Megatron's fp32 main gradients: 4; PyTorch DDP on a bf16 model: 2).
 constexpr double kOptimizerBytes = 12;
 constexpr double kWeightBytes = 2;
-// Fixed per GPU [unverified, no measurement cited yet: calibrate]: the CUDA context with cuBLAS and
-// NCCL's kernels (~0.5 GiB on Hopper in nvidia-smi), NCCL's buffers (NCCL_BUFFSIZE 4 MiB per channel and
-// peer: 16 channels x 2 ring peers x 2 directions x 3 protocols, about 0.4 GiB), PyTorch's caching
-// allocator's fragmentation (kept as 5 % of the rest).
-constexpr double kContextBytes = 0.5 * kGiB;
-constexpr double kNcclBytes = 0.4 * kGiB;
+// Fixed per GPU. The CUDA context with PyTorch's kernels: 1,343 MiB in nvidia-smi after one small
+// tensor reaches the GPU (Hugging Face Transformers docs, "Model training anatomy").
+constexpr double kContextBytes = 1343.0 * 1024 * 1024;
+// NCCL's buffers for one peer on one channel, all three protocols (NCCL src/init.cc DEFAULT_*_BUFFSIZE,
+// src/include/device.h): LL 8 lines x 512 threads x 8 steps x 16 B (512 KiB), LL128 120 x 640 x 8 x 8 B
+// (4.69 MiB), Simple 4 MiB: 9.19 MiB. Since NCCL 2.22 (NCCL_RUNTIME_CONNECT=1) a communicator connects
+// only what it runs; a ring receives from one peer per channel. Assumed [not measured]: 16 channels,
+// NCCL's ring count on 8-GPU NVSwitch nodes.
+constexpr double kNcclConnectionBytes = 8.0 * 512 * 8 * 16 + 120.0 * 640 * 8 * 8 + (1 << 22);
+constexpr double kNcclChannels = 16;
+// PyTorch's caching allocator's fragmentation [unverified, no measurement cited yet]: 5 % of the rest.
 constexpr double kFragmentation = 0.05;
+
+// NCCL's buffers of one rank: a ring's connection per channel in each communicator of more than one
+// rank (tensor, context, expert, data and pipeline parallelism).
+double nccl_buffer_bytes(const ParallelSizes& p) {
+  int communicators = 0;
+  for (uint32_t size : {p.tp, p.cp, p.ep, p.dp, p.pp}) communicators += size > 1 ? 1 : 0;
+  return communicators * kNcclChannels * kNcclConnectionBytes;
+}
 
 // Activation bytes one layer keeps for one micro-batch on one rank (Korthikanti et al. 2022,
 // arXiv:2205.05198, Table 2, 2-byte activations): s b h (34 + 5 a s / h) without parallelism;
@@ -76,8 +89,8 @@ MemoryBreakdown stage_memory(const TrainingSpec& spec, const catalogue::GpuSpec&
   // The loss keeps fp32 logits, s b V / t x 4 bytes, for each micro-batch the last stage holds.
   if (last)
     out.activations += 4.0 * spec.seq_len / par.cp * spec.micro_batch * m.vocab / par.tp * in_flight(spec, stage);
-  out.fixed =
-      kContextBytes + kNcclBytes + kFragmentation * (out.weights + out.gradients + out.optimizer + out.activations);
+  out.fixed = kContextBytes + nccl_buffer_bytes(par) +
+              kFragmentation * (out.weights + out.gradients + out.optimizer + out.activations);
   out.capacity = static_cast<double>(gpu.memory.count());
   return out;
 }

@@ -123,3 +123,23 @@ TEST_CASE("memory: Llama 3.1 405B data-parallel on 16 H100 does not fit; the cha
   small_model.sharding = Sharding::zero2;
   CHECK(training_memory(small_model, h100).fits());
 }
+
+TEST_CASE("memory: fixed costs are the CUDA context, NCCL's ring buffers per communicator and 5 %", "[unit][memory]") {
+  // CUDA context 1,343 MiB (Hugging Face's measurement); NCCL: 16 channels x (512 KiB LL + 4.6875 MiB
+  // LL128 + 4 MiB Simple) per communicator of more than one rank; fragmentation 5 % of the rest.
+  const catalogue::GpuSpec& h100 = catalogue::gpu("h100-sxm");
+  const double mib = 1024.0 * 1024;
+  const double connection = 0.5 * mib + 4.6875 * mib + 4 * mib;
+  TrainingSpec s = small(8);  // data parallelism only: one communicator
+  MemoryBreakdown m = training_memory(s, h100);
+  const double rest = m.weights + m.gradients + m.optimizer + m.activations;
+  CHECK(m.fixed == Approx(1343 * mib + 16 * connection + 0.05 * rest));
+  s.parallel = {.tp = 2, .dp = 2, .pp = 2};  // three communicators
+  m = training_memory(s, h100);
+  CHECK(m.fixed ==
+        Approx(1343 * mib + 3 * 16 * connection + 0.05 * (m.weights + m.gradients + m.optimizer + m.activations)));
+  s.parallel = {};  // one GPU: no communicator, no NCCL buffers
+  s.global_batch = 1;
+  m = training_memory(s, h100);
+  CHECK(m.fixed == Approx(1343 * mib + 0.05 * (m.weights + m.gradients + m.optimizer + m.activations)));
+}
