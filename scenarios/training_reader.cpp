@@ -113,13 +113,14 @@ void check_memory(const TrainingWorkload& t, const catalogue::GpuSpec& gpu) {
   const MemoryBreakdown m = training_memory(t.spec, gpu);
   if (m.fits() || t.allow_oom) return;
   const std::vector<std::string> fixes = changes_that_fit(t.spec, gpu);
-  throw ConfigError(t.where, "workload",
-                    fmt::format("the plan does not fit in {} memory: it needs {} per GPU; {} (or allow_oom: true "
-                                "to simulate it anyway)",
-                                gpu.name, describe(m),
-                                fixes.empty() ? std::string("no single change of zero, recompute, micro_batch, tp or "
-                                                            "pp fits: more GPUs or a GPU with more memory")
-                                              : fmt::format("changes that fit: {}", fmt::join(fixes, "; "))));
+  throw ConfigError(
+      t.where, "workload",
+      fmt::format("the plan does not fit in {} memory: it needs {} per GPU; {} (or allow_oom: true "
+                  "to simulate it anyway)",
+                  gpu.name, describe(m),
+                  fixes.empty() ? std::string("no change of zero, recompute, micro_batch, tp or pp, alone "
+                                              "or two together, fits: more GPUs or a GPU with more memory")
+                                : fmt::format("changes that fit: {}", fmt::join(fixes, "; "))));
 }
 
 }  // namespace

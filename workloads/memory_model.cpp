@@ -114,8 +114,13 @@ std::string describe(const MemoryBreakdown& m) {
       m.stage, m.capacity / kGiB);
 }
 
-std::vector<std::string> changes_that_fit(const TrainingSpec& spec, const catalogue::GpuSpec& gpu) {
-  using Change = std::pair<std::string, std::function<void(TrainingSpec&)>>;
+namespace {
+
+using Change = std::pair<std::string, std::function<void(TrainingSpec&)>>;
+
+// Each change of one knob that needs no more GPUs: a higher ZeRO stage, recomputation, micro-batch 1,
+// or tensor or pipeline parallelism taken from data parallelism.
+std::vector<Change> single_changes(const TrainingSpec& spec) {
   std::vector<Change> changes;
   for (Sharding z : {Sharding::zero1, Sharding::zero2, Sharding::zero3}) {
     if (z > spec.sharding) {
@@ -135,19 +140,41 @@ std::vector<std::string> changes_that_fit(const TrainingSpec& spec, const catalo
       s.parallel.dp /= k;
     });
   }
-  std::vector<std::string> fit;
+  return changes;
+}
+
+bool runs_and_fits(const TrainingSpec& s, uint32_t gpus, const catalogue::GpuSpec& gpu) {
+  if (s.parallel.dp == 0 || s.parallel.world() != gpus) return false;
+  try {
+    check(s, gpus, gpu);
+  } catch (const ConfigError&) {
+    return false;  // the change makes an impossible plan (heads, layers or batch not divisible)
+  }
+  return training_memory(s, gpu).fits();
+}
+
+}  // namespace
+
+std::vector<std::string> changes_that_fit(const TrainingSpec& spec, const catalogue::GpuSpec& gpu) {
+  const std::vector<Change> changes = single_changes(spec);
   const uint32_t gpus = spec.parallel.world();
+  std::vector<std::string> fit;
   for (const auto& [name, apply] : changes) {
     TrainingSpec s = spec;
     apply(s);
-    if (s.parallel.dp == 0 || s.parallel.world() != gpus) continue;
-    try {
-      check(s, gpus, gpu);
-    } catch (const ConfigError&) {
-      continue;  // the change makes an impossible plan (heads, layers or batch not divisible)
+    if (runs_and_fits(s, gpus, gpu)) fit.push_back(name);
+    if (fit.size() == 3) return fit;
+  }
+  if (!fit.empty()) return fit;
+  // No single change fits: two together, in the same order (the smaller changes first).
+  for (size_t i = 0; i < changes.size(); ++i) {
+    for (size_t j = i + 1; j < changes.size(); ++j) {
+      TrainingSpec s = spec;
+      changes[i].second(s);
+      changes[j].second(s);
+      if (runs_and_fits(s, gpus, gpu)) fit.push_back(changes[i].first + " with " + changes[j].first);
+      if (fit.size() == 3) return fit;
     }
-    if (training_memory(s, gpu).fits()) fit.push_back(name);
-    if (fit.size() == 3) break;
   }
   return fit;
 }

@@ -30,7 +30,8 @@ MemoryBreakdown training_memory(const TrainingSpec& spec, const catalogue::GpuSp
 std::string describe(const MemoryBreakdown& m);
 
 // Up to three changes of the plan, each alone enough to fit (ZeRO stage, recomputation, micro-batch,
-// tensor or pipeline parallelism taken from data parallelism), smallest first; empty when none is.
+// tensor or pipeline parallelism taken from data parallelism), smallest first; when no single change
+// fits, up to three pairs of them ("zero: 3 with recompute: true"); empty when no pair fits either.
 std::vector<std::string> changes_that_fit(const TrainingSpec& spec, const catalogue::GpuSpec& gpu);
 
 }  // namespace weft

@@ -143,3 +143,23 @@ TEST_CASE("memory: fixed costs are the CUDA context, NCCL's ring buffers per com
   m = training_memory(s, h100);
   CHECK(m.fixed == Approx(1343 * mib + 0.05 * (m.weights + m.gradients + m.optimizer + m.activations)));
 }
+
+TEST_CASE("memory: when no single change fits, two together are offered", "[unit][memory]") {
+  // Llama 3 70B, DDP on 32 H100, 8,192 tokens: ZeRO-3 alone leaves 70 B x 18 B / 32 = 37 GiB of state
+  // plus 80 layers x 34 s h = 170 GiB of activations; recomputation alone keeps 18 B a parameter
+  // (1.2 TB); together they fit.
+  const catalogue::GpuSpec& h100 = catalogue::gpu("h100-sxm");
+  TrainingSpec s;
+  s.model = model("llama-3-70b");
+  s.parallel.dp = 32;
+  s.global_batch = 32;
+  s.seq_len = 8192;
+  REQUIRE_FALSE(training_memory(s, h100).fits());
+  const std::vector<std::string> fixes = changes_that_fit(s, h100);
+  REQUIRE_FALSE(fixes.empty());
+  CHECK(fixes.front() == "zero: 3 with recompute: true");
+  s.sharding = Sharding::zero3;
+  CHECK_FALSE(training_memory(s, h100).fits());
+  s.recompute = true;
+  CHECK(training_memory(s, h100).fits());
+}
