@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -103,6 +104,13 @@ void search(const PlanArgs& a, const Scenario& base) {
   for (const ScenarioVariant& v : base.compare) configs.emplace_back(v.name, v.scenario);
   PlanSearchOptions options;
   options.top = a.top > 0 ? a.top : base.plan_top;
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+  options.progress = [last](size_t done, size_t total) {  // a line every 5 s at most
+    const auto now = std::chrono::steady_clock::now();
+    if (now - *last < std::chrono::seconds(5) && done != total) return;
+    *last = now;
+    fmt::print(stderr, "plan: {}/{} simulations\n", done, total);
+  };
   std::vector<std::pair<std::string, RankedPlan>> best;
   for (const auto& [name, scenario] : configs) {
     fmt::print(stderr, "plan: searching {}\n", name);

@@ -72,6 +72,7 @@ PlanSearchResult search_parallel_plans(const Scenario& scenario, const PlanSearc
     const TrainingSpec& spec = out.space.plans[i];
     const TrainingOutcome r = run_training(with_plan(scenario, spec, CollectiveTiming::isolated), topology);
     out.ranked.push_back({spec, plan_name(spec), r.step.step_time, std::nullopt, r.step.mfu, *r.memory, std::nullopt});
+    if (options.progress) options.progress(i + 1, n + std::min(options.top, n));
   }
   // Equal times (ZeRO 1 and 2 move the same bytes) go to the plan that needs less memory.
   std::stable_sort(out.ranked.begin(), out.ranked.end(), [](const RankedPlan& a, const RankedPlan& b) {
@@ -84,6 +85,7 @@ PlanSearchResult search_parallel_plans(const Scenario& scenario, const PlanSearc
     p.final_time = r.total;
     p.mfu = r.training->step.mfu;
     if (r.cost && r.cost->step) p.usd_per_step = r.cost->step->usd_per_step;
+    if (options.progress) options.progress(n + i + 1, n + out.finals);
   }
   std::stable_sort(out.ranked.begin(), out.ranked.begin() + static_cast<std::ptrdiff_t>(out.finals),
                    [](const RankedPlan& a, const RankedPlan& b) { return *a.final_time < *b.final_time; });

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,8 @@ struct PlanSearchOptions {
   size_t max_candidates = 0;   // 0: every plan; else the first so many of the enumeration (tests)
   bool vary_sharding = true;   // try ZeRO 0..3, else keep the scenario's
   bool vary_recompute = true;  // try recomputation on and off, else keep the scenario's
+  // Called after each plan is timed (done of total; total counts the final runs too), for progress.
+  std::function<void(size_t done, size_t total)> progress;
 };
 
 struct RankedPlan {

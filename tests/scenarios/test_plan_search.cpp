@@ -30,7 +30,15 @@ TEST_CASE("plan search: the best plan is at least as fast as the scenario's own"
   const Time own = run_scenario(s).total;
   PlanSearchOptions options;
   options.top = 3;
+  size_t calls = 0, last_done = 0, last_total = 0;
+  options.progress = [&](size_t done, size_t total) {
+    ++calls;
+    last_done = done;
+    last_total = total;
+  };
   const PlanSearchResult r = search_parallel_plans(s, options);
+  CHECK(calls == r.ranked.size() + 3);  // each plan timed, then the 3 final runs
+  CHECK(last_done == last_total);
   CHECK(r.gpus == 16);
   CHECK(r.nvlink_domain == 8);
   REQUIRE(r.finals == 3);
