@@ -39,8 +39,8 @@ TEST_CASE("stripes: one NVLink path per 256 B of data, at least one, at most all
   CHECK(stripes_used(255, 18) == 1);
   CHECK(stripes_used(511, 18) == 1);
   CHECK(stripes_used(512, 18) == 2);
-  CHECK(stripes_used(18 * 256 - 1, 18) == 17);
-  CHECK(stripes_used(18 * 256, 18) == 18);
+  CHECK(stripes_used(uint64_t{18} * 256 - 1, 18) == 17);
+  CHECK(stripes_used(uint64_t{18} * 256, 18) == 18);
   CHECK(stripes_used(1ULL << 30, 4) == 4);
   CHECK(stripe_path(5, 18, 18, 3) == 3);  // all paths: in order, whatever the entropy
   CHECK(stripe_path(5, 18, 2, 1) == 6);   // fewer: from the path the entropy names
