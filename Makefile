@@ -41,7 +41,8 @@ test-asan: deps
 # |error| per system and size band, each band against issue 17's target, the coverage and every row not
 # described with its reason (bench/validation_rows.cpp says how each system is described); rows with
 # predictions in build/validate_collectives.csv. Then training steps against
-# published runs (Megatron-LM SC21, NeMo Llama 3.1 on DGX H100): error per row and the median, rows in
+# published runs (Megatron-LM SC21, NeMo Llama 3.1 on DGX H100, MosaicML llm-foundry MPT on A100): error
+# per row, the median signed and absolute error per family, rows in
 # build/validate_training.csv (rows over --max-gpus, default 512, are skipped and listed).
 validate: build
 	@$(BUILD)/bench/weft_validate_collectives ../shared/validation/collectives.csv $(BUILD)/validate_collectives.csv

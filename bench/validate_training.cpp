@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "bench/csv_rows.h"
+#include "bench/training_rows.h"
 #include "sim/core/errors.h"
 #include "topologies/systems.h"
 #include "workloads/replayer.h"
@@ -27,151 +28,15 @@
 
 namespace {
 
+using weft::bench::Case;
 using weft::bench::read_rows;
 using weft::bench::Row;
-
-uint32_t field_or(const Row& r, const char* key, uint32_t fallback) {
-  auto it = r.find(key);
-  return it == r.end() || it->second.empty() ? fallback : static_cast<uint32_t>(std::stoul(it->second));
-}
-
-// What the file leaves out of the SC21 rows, from the scripts that produced Table 1
-// (github.com/NVIDIA/Megatron-LM examples/sc21/run_table_1.sh and CONFIG.sh): the micro-batch
-// (MBS), --num-layers-per-virtual-pipeline-stage (0: not given, plain 1F1B) and --DDP-impl
-// (torch: PyTorch DDP, 25 MB buckets overlapping backward; local: Megatron's own, one all-reduce of
-// the whole gradient buffer after backward). All ran --fp16 with uniform full recomputation.
-struct Sc21Script {
-  const char* size;
-  uint32_t micro_batch;
-  uint32_t layers_per_virtual_stage;
-  bool local_ddp;
-};
-constexpr Sc21Script kSc21[] = {
-    {"1.7b", 16, 0, false}, {"3.6b", 16, 0, false}, {"7.5b", 16, 0, false}, {"18.4b", 8, 0, false},
-    {"39.1b", 4, 0, true},  {"76.1b", 2, 5, true},  {"145.6b", 2, 5, true}, {"310.1b", 1, 3, true},
-    {"529.6b", 1, 1, true}, {"1008b", 1, 0, true},
-};
 
 struct Options {
   std::string input = "../shared/validation/training.csv";
   std::string output = "validate_training.csv";
-  // Rows up to 512 GPUs (23 of the file's rows) take about 2 minutes and 2 GB on one core; each
-  // 1,024-GPU Llama 70B row alone takes over a minute, the SC21 rows above grow to several each.
-  uint32_t max_gpus = 512;
-  bool sc21_sp_zero1 = false;  // apply sequence parallelism and the distributed optimizer to SC21 too
+  weft::bench::RowOptions rows;
 };
-
-// One row made into a simulation.
-struct Case {
-  std::string name;  // short, for the table
-  weft::TrainingSpec spec;
-  std::string preset;
-  uint32_t gpus = 0;
-  double measured_s = 0, measured_tflops = 0;
-  bool flops_with_recompute = false;  // the publication's TFLOP/s counts the recomputed forward
-  std::string choices;                // what we chose where the row is silent
-};
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-// Megatron SC21 row: "GPT (Megatron-LM) 1.7B, 24 layers, hidden 2304, 24 heads".
-void describe_sc21(const Row& r, const Options& opt, Case& c) {
-  std::smatch m;
-  const std::string& name = r.at("model");
-  std::regex_search(name, m, std::regex(R"(\) ([0-9.]+B), (\d+) layers, hidden (\d+), (\d+) heads)"));
-  const std::string size = lower(m[1]);
-  c.spec.model = weft::model("megatron-gpt-" + size);
-  const weft::ModelConfig& mc = c.spec.model;
-  if (mc.layers != std::stoul(m[2]) || mc.hidden != std::stoul(m[3]) || mc.heads != std::stoul(m[4])) {
-    throw weft::ConfigError("catalogue's megatron-gpt-" + size + " differs from the row: " + name);
-  }
-  const Sc21Script* s = std::find_if(std::begin(kSc21), std::end(kSc21), [&](auto& x) { return size == x.size; });
-  if (s == std::end(kSc21)) throw weft::ConfigError("no SC21 script entry for " + name);
-  c.name = "GPT " + std::string(m[1]);
-  c.preset = "dgx-a100";
-  c.spec.precision = weft::Precision::fp16;
-  c.spec.recompute = true;
-  // Megatron-LM in 2021 had no flash-attention (FlashAttention: Dao et al., May 2022): scaled
-  // masked softmax and dropout on the materialised scores, the full s x s products computed.
-  c.spec.flash_attention = false;
-  c.spec.causal_skip = false;
-  c.spec.grad_bytes = 2;  // fp16 gradients: no --accumulate-allreduce-grads-in-fp32 in the scripts
-  c.spec.micro_batch = s->micro_batch;
-  if (s->local_ddp) c.spec.bucket = weft::Bytes(uint64_t{1} << 62);  // one bucket, reduced after backward
-  if (c.spec.parallel.pp > 1) {
-    const uint32_t per_stage = mc.layers / c.spec.parallel.pp;
-    const uint32_t v = s->layers_per_virtual_stage ? per_stage / s->layers_per_virtual_stage : 1;
-    c.spec.pipeline = v > 1 ? weft::PipelineKind::interleaved : weft::PipelineKind::one_f_one_b;
-    c.spec.virtual_stages = v;
-  }
-  c.flops_with_recompute = true;
-  c.choices = "sc21 script: mbs " + std::to_string(s->micro_batch) + ", " +
-              (s->layers_per_virtual_stage ? std::to_string(s->layers_per_virtual_stage) + " layers/virtual stage"
-                                           : std::string("no interleaving")) +
-              ", " + (s->local_ddp ? "local DDP (one all-reduce after backward)" : "torch DDP 25 MB buckets") +
-              ", fp16 grads";
-  if (opt.sc21_sp_zero1) {
-    c.spec.sequence_parallel = c.spec.parallel.tp > 1;
-    c.spec.sharding = weft::Sharding::zero1;
-    c.choices += "; --sc21-sp-zero1";
-  }
-}
-
-// NeMo row: "Llama 3.1 70B (NeMo 24.09) (BF16)"; VP and GA only in the notes.
-void describe_nemo(const Row& r, Case& c) {
-  const std::string& name = r.at("model");
-  const bool big = name.find("70B") != std::string::npos;
-  c.spec.model = weft::model(big ? "llama-3-70b" : "llama-3-8b");  // 3.1 has 3's architecture
-  const bool fp8 = name.find("FP8") != std::string::npos;
-  c.name = std::string(big ? "Llama3.1 70B" : "Llama3.1 8B") + (fp8 ? " fp8" : " bf16");
-  c.preset = "dgx-h100";
-  c.spec.precision = fp8 ? weft::Precision::fp8 : weft::Precision::bf16;
-  c.spec.sequence_parallel = c.spec.parallel.tp > 1;
-  c.spec.sharding = weft::Sharding::zero1;
-  std::smatch m;
-  const std::string& notes = r.at("notes");
-  const uint32_t vp = std::regex_search(notes, m, std::regex(R"(VP=(\d+))")) ? std::stoul(m[1]) : 1;
-  if (c.spec.parallel.pp > 1) {
-    c.spec.pipeline = vp > 1 ? weft::PipelineKind::interleaved : weft::PipelineKind::one_f_one_b;
-    c.spec.virtual_stages = vp;
-  }
-  if (std::regex_search(notes, m, std::regex(R"(GA=(\d+))")) && std::stoul(m[1]) != weft::micro_batches(c.spec)) {
-    throw weft::ConfigError("GA in the notes disagrees with global / (micro x dp): " + name);
-  }
-  c.choices = "NeMo defaults: sp if tp>1, distributed optimizer (zero1), fp32 grad reduce, no recompute";
-}
-
-// The row as a simulation, or the reason it cannot be one.
-std::optional<Case> describe(const Row& r, const Options& opt, std::string& why_not) {
-  const std::string& name = r.at("model");
-  const bool sc21 = name.rfind("GPT (Megatron-LM)", 0) == 0, nemo = name.rfind("Llama 3.1", 0) == 0;
-  if (!sc21 && !nemo) {
-    why_not = "model or system not in the catalogue";
-    return std::nullopt;
-  }
-  Case c;
-  c.gpus = field_or(r, "gpus", 0);
-  c.spec.parallel = {.tp = field_or(r, "tp", 1),
-                     .cp = field_or(r, "cp", 1),
-                     .ep = field_or(r, "ep", 1),
-                     .dp = field_or(r, "dp", 1),
-                     .pp = field_or(r, "pp", 1)};
-  c.spec.seq_len = field_or(r, "seq_len", 0);
-  c.spec.global_batch = field_or(r, "global_batch", 0);
-  c.spec.micro_batch = field_or(r, "micro_batch", 1);
-  c.measured_s = std::stod(r.at("iteration_time_s"));
-  c.measured_tflops = std::stod(r.at("tflops_per_gpu"));
-  if (sc21) describe_sc21(r, opt, c);
-  if (nemo) describe_nemo(r, c);
-  if (c.gpus > opt.max_gpus) {
-    why_not = std::to_string(c.gpus) + " GPUs > --max-gpus " + std::to_string(opt.max_gpus);
-    return std::nullopt;
-  }
-  return c;
-}
 
 std::string plan_of(const weft::TrainingSpec& s) {
   char buf[160];
@@ -192,13 +57,13 @@ struct Result {
 
 Result simulate(const Case& c) {
   const auto start = std::chrono::steady_clock::now();
-  weft::ClusterSpec cluster = weft::system_spec(c.preset);
+  weft::ClusterSpec cluster = c.cluster;
   cluster.nodes = static_cast<int>((c.gpus + cluster.node.gpus - 1) / cluster.node.gpus);
   const weft::catalogue::GpuSpec& gpu = weft::catalogue::gpu(cluster.node.gpu);
   Result out;
   {
     const weft::Topology topology = weft::build_cluster(cluster);
-    const weft::Workload w = weft::generate_training(c.spec, gpu, weft::default_compute_profile());
+    const weft::Workload w = weft::generate_training(c.spec, gpu, weft::default_compute_profile(c.software));
     for (const weft::Program& p : w.programs) out.ops += p.ops.size();
     weft::ReplayOptions options;
     options.fabric = "flow";
@@ -227,9 +92,9 @@ Options parse_options(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--max-gpus" && i + 1 < argc) {
-      o.max_gpus = static_cast<uint32_t>(std::stoul(argv[++i]));
+      o.rows.max_gpus = static_cast<uint32_t>(std::stoul(argv[++i]));
     } else if (a == "--sc21-sp-zero1") {
-      o.sc21_sp_zero1 = true;
+      o.rows.sc21_sp_zero1 = true;
     } else if (a.rfind("--", 0) == 0) {
       throw weft::ConfigError("unknown option " + a + " (expected --max-gpus N, --sc21-sp-zero1)");
     } else {
@@ -247,12 +112,13 @@ constexpr weft::CommGroup kGroups[] = {weft::CommGroup::dp, weft::CommGroup::tp,
 void print_header(const Options& o) {
   std::printf("# Training-step predictions against published measurements (%s)\n", o.input.c_str());
   std::printf("# Held-out check: weft's default compute profile and catalogue, nothing fitted to these rows.\n");
-  std::printf("# flow fabric, collectives timed in isolation; rows over %u GPUs skipped (--max-gpus).\n", o.max_gpus);
+  std::printf("# flow fabric, collectives timed in isolation; rows over %u GPUs skipped (--max-gpus).\n",
+              o.rows.max_gpus);
   std::printf(
       "# error = (predicted - measured) / measured; TFLOP/s counted as the source does (SC21: with recompute).\n");
   std::printf("# SC21 rows as their scripts ran (Megatron-LM examples/sc21: fp16, full recompute, %s).\n",
-              o.sc21_sp_zero1 ? "but with sequence parallelism and the distributed optimizer (--sc21-sp-zero1)"
-                              : "no sequence parallelism, no distributed optimizer; --sc21-sp-zero1 adds both");
+              o.rows.sc21_sp_zero1 ? "but with sequence parallelism and the distributed optimizer (--sc21-sp-zero1)"
+                                   : "no sequence parallelism, no distributed optimizer; --sc21-sp-zero1 adds both");
   std::printf("%-17s %5s %-38s %8s %8s %7s %7s %7s %7s %10s %7s\n", "model", "GPUs", "plan", "meas_s", "pred_s", "err",
               "meas_TF", "pred_TF", "err", "ops", "wall_s");
 }
@@ -279,7 +145,7 @@ void print_breakdown(const std::vector<std::pair<Case, Result>>& done) {
 
 void write_csv_row(std::ofstream& csv, const Case& c, const Result& r) {
   const weft::StepBreakdown& b = r.step;
-  csv << '"' << c.name << "\"," << c.spec.model.name << ',' << c.gpus << ',' << c.preset << ",\"" << plan_of(c.spec)
+  csv << '"' << c.name << "\"," << c.spec.model.name << ',' << c.gpus << ",\"" << c.system << "\",\"" << plan_of(c.spec)
       << "\"," << weft::precision_name(c.spec.precision) << ',' << c.measured_s << ',' << r.predicted_s << ','
       << (r.predicted_s - c.measured_s) / c.measured_s << ',' << c.measured_tflops << ',' << r.predicted_tflops << ','
       << (r.predicted_tflops - c.measured_tflops) / c.measured_tflops << ',' << b.mean.compute.seconds();
@@ -292,22 +158,25 @@ double time_error(const std::pair<Case, Result>& d) { return d.second.predicted_
 // Median |error| over all rows and per family (publication and precision), the worst row, the choices
 // made where the file is silent, and the rows skipped with the reason.
 void print_summary(const std::vector<std::pair<Case, Result>>& done, const std::vector<std::string>& skipped) {
-  std::vector<double> all;
-  std::map<std::string, std::vector<double>> families;
+  std::vector<double> all, all_signed;
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> families;  // |error|, signed
   const std::pair<Case, Result>* worst = nullptr;
   for (const auto& d : done) {
     all.push_back(std::fabs(time_error(d)));
-    const std::string family = d.first.name.substr(0, d.first.name.find(' ')) + " " +
-                               std::string(weft::precision_name(d.first.spec.precision));
-    families[family].push_back(std::fabs(time_error(d)));
+    all_signed.push_back(time_error(d));
+    auto& [abs_errors, signed_errors] = families[d.first.family];
+    abs_errors.push_back(std::fabs(time_error(d)));
+    signed_errors.push_back(time_error(d));
     if (!worst || all.back() > std::fabs(time_error(*worst))) worst = &d;
   }
-  std::printf("\nsummary: median |time error| %.1f%% over %zu rows", 100 * median(all), done.size());
+  std::printf("\nsummary: median |time error| %.1f%%, median signed %+.1f%% over %zu rows (%zu of the file's %zu)",
+              100 * median(all), 100 * median(all_signed), done.size(), done.size(), done.size() + skipped.size());
   if (worst)
     std::printf("; worst %s x%u: %+.1f%%", worst->first.name.c_str(), worst->first.gpus, 100 * time_error(*worst));
   std::printf("\n");
   for (const auto& [family, v] : families) {
-    std::printf("  %-14s median |time error| %5.1f%% over %zu rows\n", family.c_str(), 100 * median(v), v.size());
+    std::printf("  %-22s median |time error| %5.1f%%, signed %+6.1f%% over %zu rows\n", family.c_str(),
+                100 * median(v.first), 100 * median(v.second), v.first.size());
   }
   std::printf("choices where the file is silent:\n");
   std::vector<std::string> seen;
@@ -331,7 +200,7 @@ int run(const Options& opt) {
   std::vector<std::string> skipped;
   for (const Row& row : rows) {
     std::string why_not;
-    std::optional<Case> c = describe(row, opt, why_not);
+    std::optional<Case> c = weft::bench::describe(row, opt.rows, why_not);
     if (!c) {
       skipped.push_back(row.at("model") + " x" + row.at("gpus") + ": " + why_not);
       continue;

@@ -35,22 +35,27 @@ void read_gpus(const YamlMap& gpus, ProfileOverrides& file) {
   gpus.reject_unknown_keys();
 }
 
-ComputeProfile read_profile(const YamlMap& top) {
+ComputeProfile read_profile(const YamlMap& top, SoftwareStack software) {
+  if (top.has("software")) {
+    software = at(top.location("software"), [&] { return parse_software(top.string("software")); });
+  }
   ProfileOverrides file;
   file.source = top.string_or("source", top.source());
   if (top.has("efficiency")) file.all = read_overrides(top.map("efficiency"));
   if (top.has("gpus")) read_gpus(top.map("gpus"), file);
   top.reject_unknown_keys();
-  return with_profile_overrides(file);
+  return with_profile_overrides(file, software);
 }
 
 }  // namespace
 
-ComputeProfile parse_compute_profile(const std::string& text, const std::string& source_name) {
-  return read_profile(YamlMap::parse(text, source_name));
+ComputeProfile parse_compute_profile(const std::string& text, const std::string& source_name, SoftwareStack software) {
+  return read_profile(YamlMap::parse(text, source_name), software);
 }
 
-ComputeProfile load_compute_profile(const std::string& path) { return read_profile(YamlMap::load_file(path)); }
+ComputeProfile load_compute_profile(const std::string& path, SoftwareStack software) {
+  return read_profile(YamlMap::load_file(path), software);
+}
 
 namespace {
 

@@ -74,7 +74,7 @@ void read_calibration(const YamlMap& w, TrainingWorkload& t) {
   const bool network_file = YamlMap::load_file(path.string()).string_or("format", "") == "weft-network-profile";
   std::filesystem::path network = path;
   if (!network_file) {
-    t.profile = at(where, [&] { return load_compute_profile(path.string()); });
+    t.profile = at(where, [&] { return load_compute_profile(path.string(), t.profile.software); });
     network = path.parent_path() / (path.stem().string() + ".network.yaml");
   }
   if (std::filesystem::exists(network)) {
@@ -142,11 +142,11 @@ TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
   t.spec.seq_len = t.spec.model.max_seq;
   read_fields(w, training_fields(), "", t);
   if (t.token_budget && !(*t.token_budget > 0)) throw w.error("tokens", "expected a positive number");
-  t.profile = default_compute_profile();
+  t.profile = default_compute_profile(t.profile.software);  // `software:` read with the fields above
   if (w.has("profile")) {
     const std::filesystem::path path = beside_scenario(w, "profile");
     t.profile_file = path.string();
-    t.profile = at(w.location("profile"), [&] { return load_compute_profile(path.string()); });
+    t.profile = at(w.location("profile"), [&] { return load_compute_profile(path.string(), t.profile.software); });
   }
   if (w.has("calibration")) read_calibration(w, t);
   const NodeSpec node = node_spec::resolved(system.cluster.node);

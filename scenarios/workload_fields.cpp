@@ -34,6 +34,7 @@ TrafficKind to_kind(std::string_view key, std::string_view text) {
 PipelineKind to_schedule(std::string_view /*key*/, std::string_view text) { return parse_pipeline_kind(text); }
 Precision to_precision(std::string_view /*key*/, std::string_view text) { return parse_precision(text); }
 CollectiveTiming to_timing(std::string_view /*key*/, std::string_view text) { return parse_collective_timing(text); }
+SoftwareStack to_software(std::string_view /*key*/, std::string_view text) { return parse_software(text); }
 
 using C = CollectiveSpec;
 constexpr std::array kCollectiveFields = {
@@ -131,6 +132,8 @@ constexpr std::array kTrainingFields = {
     field<W, &W::spec, &S::capacity_factor>("capacity_factor", "", "MoE: tokens per expert over an even share"),
     field<W, &W::spec, &S::causal_skip>("causal_skip", "", "causal attention at half the score products"),
     field<W, &W::spec, &S::flash_attention>("flash_attention", "", "false: scores through HBM (pre-FlashAttention)"),
+    choice<W, to_software, software_name, &W::profile, &ComputeProfile::software>(
+        "software", "2025 | 2023: the generation compute efficiencies come from (flash-attention 3/2 or 2/1)"),
     choice<W, to_timing, timing_name, &W::timing>(
         "collective_timing", "shared (on the step's fabric) | isolated (each distinct one alone, reused)"),
     field<W, &W::token_budget>("tokens", "tokens", "to train on, for time and cost to train (above 0)"),

@@ -21,6 +21,7 @@ const EfficiencyField kEfficiencyFields[4] = {
 namespace {
 
 constexpr std::array<std::string_view, 5> kPrecisionNames = {"fp32", "tf32", "bf16", "fp16", "fp8"};
+constexpr std::array<std::string_view, 2> kSoftwareNames = {"2023", "2025"};
 
 bool iequals(std::string_view a, std::string_view b) {
   return std::ranges::equal(a, b, [](char x, char y) {
@@ -62,6 +63,31 @@ std::vector<GpuEfficiencies> default_gpu_entries() {
       // GB200: bf16 1822/2500, fp8 3615.6/5000 (torch 2.10.0.dev20250916+cu130).
       {"gb200", {.gemm = 0.729, .gemm_fp8 = 0.723}, mamf + ": GB200 bf16 1822/2500, fp8 3615.6/5000"},
   };
+}
+
+// The 2023 stacks' attention, where it differs from 2025's. Ampere and older ran FlashAttention 1
+// (flash-attn 1.0.x; FlashAttention-2 appeared in July 2023): FlashAttention-2 is "around 2x" faster
+// and reaches 50-73 % of A100 peak (Dao 2023, arXiv:2307.08691, abstract), so FlashAttention 1 reached
+// 25-37 %; 0.25, the lower end for the same reason as the 2025 default (backward dominates). Hopper
+// ran FlashAttention-2, at "only 35 %" of H100 peak (FlashAttention-3, arXiv:2407.08608, abstract).
+// Blackwell had no 2023 stack: its 2025 figures stay.
+constexpr double kFlashAttention1 = 0.25;
+constexpr double kFlashAttention2OnHopper = 0.35;
+constexpr const char* kSoftware2023 =
+    "2023 stack: FlashAttention 1 on Ampere (arXiv:2307.08691: FA2 ~2x FA1, 50-73 % of A100 peak), "
+    "FlashAttention-2 on Hopper (arXiv:2407.08608: 35 % of H100 peak)";
+
+void apply_2023_stack(ComputeProfile& p) {
+  const double attention_2025 = p.all.attention;
+  p.all.attention = kFlashAttention1;
+  for (GpuEfficiencies& g : p.gpus) {
+    if (g.gpu == "h100-sxm" || g.gpu == "h100-pcie" || g.gpu == "h200") {
+      g.set.attention = kFlashAttention2OnHopper;
+      g.source += "; " + std::string(kSoftware2023);
+    } else if (g.gpu == "b200" || g.gpu == "gb200") {
+      g.set.attention = g.set.attention.value_or(attention_2025);
+    }
+  }
 }
 
 void apply(const EfficiencyOverrides& from, Efficiencies& to) {
@@ -110,6 +136,15 @@ double compute_rate(const catalogue::GpuSpec& gpu, Precision p, OpClass c, const
 }  // namespace
 
 std::string_view precision_name(Precision p) { return kPrecisionNames[static_cast<size_t>(p)]; }
+
+std::string_view software_name(SoftwareStack s) { return kSoftwareNames[static_cast<size_t>(s)]; }
+
+SoftwareStack parse_software(std::string_view name) {
+  for (size_t i = 0; i < kSoftwareNames.size(); ++i) {
+    if (kSoftwareNames[i] == name) return static_cast<SoftwareStack>(i);
+  }
+  throw ConfigError(fmt::format("software: unknown '{}' (expected one of {})", name, join_names(kSoftwareNames)));
+}
 
 Precision parse_precision(std::string_view name) {
   for (size_t i = 0; i < kPrecisionNames.size(); ++i) {
@@ -160,17 +195,22 @@ Efficiencies ComputeProfile::resolve(std::string_view gpu) const {
 //    peak; the lower end, because training runs the slower backward pass twice as many FLOPs.
 //  memory 0.86: te42kyfo/gpu-benches cuda-stream/a100_80.txt, STREAM triad at full occupancy
 //    1,759 GB/s of the A100 80 GB's 2,039 GB/s [unverified: SXM4 assumed; 0.91 if it was PCIe].
-ComputeProfile default_compute_profile() {
-  return ComputeProfile{
-      .all = {.gemm = 0.80, .gemm_fp8 = 0.71, .attention = 0.50, .memory = 0.86},
-      .gpus = default_gpu_entries(),
-      .source =
-          "weft defaults: stas00/ml-engineering MAMF table (GEMM), FlashAttention-2 arXiv:2307.08691 and "
-          "FlashAttention-3 arXiv:2407.08608 (attention), te42kyfo/gpu-benches STREAM triad (HBM)"};
+ComputeProfile default_compute_profile(SoftwareStack software) {
+  ComputeProfile p{.software = software,
+                   .all = {.gemm = 0.80, .gemm_fp8 = 0.71, .attention = 0.50, .memory = 0.86},
+                   .gpus = default_gpu_entries(),
+                   .source =
+                       "weft defaults: stas00/ml-engineering MAMF table (GEMM), FlashAttention-2 arXiv:2307.08691 and "
+                       "FlashAttention-3 arXiv:2407.08608 (attention), te42kyfo/gpu-benches STREAM triad (HBM)"};
+  if (software == SoftwareStack::y2023) {
+    apply_2023_stack(p);
+    p.source = fmt::format("{}; {}", kSoftware2023, p.source);
+  }
+  return p;
 }
 
-ComputeProfile with_profile_overrides(const ProfileOverrides& file) {
-  ComputeProfile p = default_compute_profile();
+ComputeProfile with_profile_overrides(const ProfileOverrides& file, SoftwareStack software) {
+  ComputeProfile p = default_compute_profile(software);
   if (file.all) {
     apply(*file.all, p.all);
     for (GpuEfficiencies& g : p.gpus) clear(*file.all, g.set);

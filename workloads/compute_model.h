@@ -66,7 +66,20 @@ struct GpuEfficiencies {
   std::string source;
 };
 
+// The software generation the efficiencies come from: the same GPU reaches a different fraction of
+// its peak under each (attention above all: flash-attention 1, 2 and 3 differ by up to 2x).
+//   y2025: FlashAttention-3 class kernels on Hopper (cuDNN 9 / Transformer Engine), FlashAttention-2
+//          elsewhere; the GEMM ceilings of 2025's PyTorch and cuBLAS. weft's default.
+//   y2023: the stacks of early to mid 2023: FlashAttention 1 on Ampere and older, FlashAttention-2
+//          on Hopper (sources in compute_model.cpp).
+enum class SoftwareStack : uint8_t { y2023, y2025 };
+// "2023", "2025".
+std::string_view software_name(SoftwareStack s);
+// Takes "2023" or "2025"; ConfigError listing them otherwise.
+SoftwareStack parse_software(std::string_view name);
+
 struct ComputeProfile {
+  SoftwareStack software = SoftwareStack::y2025;
   Efficiencies all;                   // every GPU not overridden below
   std::vector<GpuEfficiencies> gpus;  // per catalogue GPU
   std::string source;                 // where the numbers come from
@@ -76,7 +89,7 @@ struct ComputeProfile {
 
 // weft's defaults: public measurements, cited in compute_model.cpp; not fitted to
 // ../shared/validation/training.csv, which stays a held-out check.
-ComputeProfile default_compute_profile();
+ComputeProfile default_compute_profile(SoftwareStack software = SoftwareStack::y2025);
 // One row per efficiency field (its key in a profile file), so reading, merging and clearing are
 // written once.
 struct EfficiencyField {
@@ -93,8 +106,8 @@ struct ProfileOverrides {
   std::string source;
 };
 
-// The defaults with a profile file's values on top (the precedence above).
-ComputeProfile with_profile_overrides(const ProfileOverrides& file);
+// The defaults of `software` with a profile file's values on top (the precedence above).
+ComputeProfile with_profile_overrides(const ProfileOverrides& file, SoftwareStack software = SoftwareStack::y2025);
 
 // Time of one op on one GPU, rounded up to the picosecond. flops and bytes are >= 0.
 Time op_time(const catalogue::GpuSpec& gpu, Precision p, OpClass c, double flops, double bytes,

@@ -105,10 +105,27 @@ std::vector<ModelConfig> megatron_gpt_models() {
           megatron_gpt("529.6b", 105, 20480, 128), megatron_gpt("1008b", 128, 25600, 160)};
 }
 
+// MosaicML's MPT, as llm-foundry benchmarks them (scripts/train/yamls/pretrain/mpt-*.yaml @8c8dd48):
+// GELU MLP of 4 d_model, learned positions (MPTConfig's default; the published parameter counts grow
+// by d_model per token of max_seq_len), tied embeddings, biases on, 50,368-token vocabulary. 760m,
+// 1b and 3b have fewer heads than their first release so that d_head is 128 (the yamls' comments).
+ModelConfig mpt(const char* size, uint32_t layers, uint32_t hidden, uint32_t heads) {
+  return {.name = std::string("mpt-") + size, .layers = layers, .hidden = hidden, .heads = heads,
+          .kv_heads = heads, .ffn = 4 * hidden, .vocab = 50368, .tied_embeddings = true,
+          .learned_positions = true, .max_seq = 2048,
+          .source = "mosaicml/llm-foundry scripts/train/yamls/pretrain/mpt-" + std::string(size) + ".yaml"};
+}
+
+std::vector<ModelConfig> mpt_models() {
+  return {mpt("125m", 12, 768, 12),   mpt("350m", 24, 1024, 16), mpt("760m", 24, 1536, 12),
+          mpt("1b", 24, 2048, 16),    mpt("3b", 32, 2560, 20),   mpt("7b", 32, 4096, 32),
+          mpt("13b", 40, 5120, 40),   mpt("30b", 48, 7168, 56),  mpt("70b", 80, 8192, 64)};
+}
+
 // Family after family: the order models() lists them in.
 std::vector<ModelConfig> build_catalogue() {
   std::vector<ModelConfig> out;
-  for (auto family : {gpt_models, llama_models, mixtral_models, mobilellm_models, megatron_gpt_models}) {
+  for (auto family : {gpt_models, llama_models, mixtral_models, mobilellm_models, megatron_gpt_models, mpt_models}) {
     for (ModelConfig& m : family()) out.push_back(std::move(m));
   }
   return out;

@@ -74,6 +74,10 @@ struct Workload {
   std::vector<std::string> labels;
   std::unordered_map<std::string, uint32_t> label_index;  // labels[i] -> i
   double model_flops = 0;                                 // useful FLOPs of the whole step, all ranks (MFU numerator)
+  // Compute durations from the compute model, which gives each op the whole GPU: the replayer slows
+  // them while NCCL kernels hold SMs beside them (sm_share.h). Traces leave it false: their measured
+  // durations already include what overlapping communication cost.
+  bool modelled_compute = false;
 
   uint32_t ranks() const { return static_cast<uint32_t>(programs.size()); }
   // Index of `text` in labels, added when new.

@@ -10,6 +10,7 @@
 #include "sim/core/errors.h"
 #include "sim/core/names.h"
 #include "topologies/metrics.h"
+#include "topologies/node_checks.h"
 #include "topologies/routing.h"
 
 namespace weft {
@@ -18,8 +19,9 @@ struct Replayer::StreamState {
   std::vector<uint32_t> ops;  // op indices in program order
   size_t head = 0;
   bool busy = false;
-  Time issued;   // of the head, while busy
-  Time started;  // of the head, once its work began
+  Time issued;          // of the head, while busy
+  Time started;         // of the head, once its work began
+  uint32_t blocks = 0;  // SMs the head's NCCL kernel holds (sm_share.h)
 };
 
 struct Replayer::RankState {
@@ -69,7 +71,9 @@ Replayer::Replayer(Engine& engine, Fabric& fabric, const Topology& topology, con
       workload_(workload),
       recorder_(recorder),
       plan_options_(std::move(plan)),
-      timer_(timer) {
+      timer_(timer),
+      sm_share_(engine, workload.ranks(),
+                workload.modelled_compute ? static_cast<uint32_t>(node_spec::gpu_of(spec.node).sms) : 0) {
   ranks_.resize(workload.ranks());
   for (uint32_t r = 0; r < workload.ranks(); ++r) {
     const Program& p = workload.programs[r];
@@ -129,13 +133,17 @@ void Replayer::begin(uint32_t rank, uint32_t index) {
   switch (op.kind) {
     case OpKind::compute:
       s.started = engine_.now();
-      engine_.schedule_in(op.duration, [this, rank, index] { finish(rank, index); });
+      sm_share_.start(rank, op.duration, [this, rank, index] { finish(rank, index); });
       return;
     case OpKind::collective:
+      s.blocks = nccl_blocks(op);
+      sm_share_.hold(rank, s.blocks);
       arrive(rank, index);
       return;
     case OpKind::send:
     case OpKind::recv:
+      s.blocks = nccl_blocks(op);
+      sm_share_.hold(rank, s.blocks);
       post_p2p(rank, index);
       return;
   }
@@ -147,6 +155,8 @@ void Replayer::finish(uint32_t rank, uint32_t index) {
   RankState& rs = ranks_[rank];
   StreamState& s = stream_of(rank, index);
   if (recorder_.wants(Hook::ops)) recorder_.on_op_done({rank, index, s.issued, s.started, engine_.now()});
+  sm_share_.release(rank, s.blocks);
+  s.blocks = 0;
   s.busy = false;
   ++s.head;
   --ops_left_;
@@ -223,6 +233,16 @@ Replayer::PlanEntry& Replayer::plan_for(uint32_t comm, CollectiveOp op, Bytes by
     entry = std::make_unique<PlanEntry>(PlanEntry{plan_collective(op, bytes, topology_, spec_, gpus, plan_options_)});
   }
   return *entry;
+}
+
+// SMs an op's NCCL kernel holds from its issue to its end: one block per channel of the plan NCCL's
+// tuner picks; a send or receive holds at least one (NCCL gives each peer p2pnChannelsPerPeer,
+// topology-dependent: [assumption: one]). None when sharing is off or nothing moves.
+uint32_t Replayer::nccl_blocks(const Op& op) {
+  if (!workload_.modelled_compute || op.bytes == Bytes()) return 0;
+  if (op.kind != OpKind::collective) return 1;
+  if (workload_.communicators[op.comm].ranks.size() < 2) return 0;
+  return plan_for(op.comm, op.collective, op.bytes).plan.choice.channels;
 }
 
 void Replayer::post_p2p(uint32_t rank, uint32_t index) {

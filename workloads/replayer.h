@@ -25,6 +25,7 @@
 #include "workloads/collective_timer.h"
 #include "workloads/op_timeline.h"
 #include "workloads/program.h"
+#include "workloads/sm_share.h"
 
 namespace weft {
 
@@ -69,6 +70,7 @@ class Replayer {
   void launch(uint32_t comm, uint64_t seq, Instance& instance);
   void post_p2p(uint32_t rank, uint32_t op);
   PlanEntry& plan_for(uint32_t comm, CollectiveOp op, Bytes bytes);
+  uint32_t nccl_blocks(const Op& op);
 
   Engine& engine_;
   Fabric& fabric_;
@@ -85,6 +87,7 @@ class Replayer {
   std::map<std::tuple<uint32_t, CollectiveOp, uint64_t>, std::unique_ptr<PlanEntry>> plans_;
   std::map<P2pKey, std::vector<uint32_t>> posted_sends_, posted_recvs_;  // op indices, FIFO
   CollectiveTimer& timer_;
+  SmShare sm_share_;
   uint64_t ops_left_ = 0;
   Time start_time_;
   Time end_time_;

@@ -368,6 +368,7 @@ Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& g
     RankContext ctx{spec, gpu, efficiency, layout, comms, w, r, w.programs[r], layout.coords_of(r), shape, e};
     emit_rank(ctx);
   }
+  w.modelled_compute = true;
   w.model_flops = training_step_flops(spec.model, spec.global_batch, sequence(spec), false, false);
   return w;
 }

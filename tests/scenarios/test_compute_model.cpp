@@ -138,3 +138,38 @@ TEST_CASE("a profile loads from a file", "[compute_model]") {
   std::filesystem::remove(path);
   CHECK_THROWS_WITH(load_compute_profile(path.string()), Catch::Contains("cannot open"));
 }
+
+TEST_CASE("the 2023 software stack runs attention as flash-attention 1 / 2 did; the rest is 2025's",
+          "[compute_model]") {
+  const ComputeProfile now = default_compute_profile();
+  const ComputeProfile then = default_compute_profile(SoftwareStack::y2023);
+  CHECK(now.software == SoftwareStack::y2025);
+  CHECK(then.software == SoftwareStack::y2023);
+  // FlashAttention 1 on Ampere: half of FlashAttention-2's 50 % (arXiv:2307.08691: "around 2x").
+  CHECK(then.resolve("a100-80gb").attention == Approx(0.25));
+  CHECK(now.resolve("a100-80gb").attention == Approx(0.50));
+  // FlashAttention-2 on Hopper: 35 % of peak (arXiv:2407.08608).
+  CHECK(then.resolve("h100-sxm").attention == Approx(0.35));
+  CHECK(now.resolve("h100-sxm").attention == Approx(0.60));
+  // Blackwell had no 2023 stack; GEMM and HBM efficiencies are the same in both.
+  CHECK(then.resolve("b200").attention == now.resolve("b200").attention);
+  CHECK(then.resolve("a100-80gb").gemm == now.resolve("a100-80gb").gemm);
+  CHECK(then.resolve("h100-sxm").memory == now.resolve("h100-sxm").memory);
+  // So a flash-attention op takes twice as long on an A100 under the 2023 stack.
+  const double flops = 1e12;
+  CHECK(op_time(a100(), Precision::bf16, OpClass::attention, flops, 0, then).seconds() ==
+        Approx(2 * op_time(a100(), Precision::bf16, OpClass::attention, flops, 0, now).seconds()).epsilon(1e-9));
+  CHECK(then.source.find("2307.08691") != std::string::npos);
+}
+
+TEST_CASE("software: in a profile file picks the base generation; a bad one is named", "[compute_model]") {
+  const ComputeProfile p = profile("software: \"2023\"\nefficiency: {gemm: 0.7}\n");
+  CHECK(p.software == SoftwareStack::y2023);
+  CHECK(p.resolve("a100-80gb").attention == Approx(0.25));
+  CHECK(p.resolve("a100-80gb").gemm == Approx(0.7));
+  // The caller's base when the file is silent.
+  CHECK(parse_compute_profile("source: x\n", "<test>", SoftwareStack::y2023).software == SoftwareStack::y2023);
+  CHECK_THROWS_WITH(profile("software: 2021\n"),
+                    Catch::Contains("<test>:1:") && Catch::Contains("2021") && Catch::Contains("2023, 2025"));
+  CHECK(software_name(parse_software("2023")) == "2023");
+}

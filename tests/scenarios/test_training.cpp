@@ -348,3 +348,23 @@ compare:
       load_scenario_text(std::string(yaml) + "  - {name: bad, set: {workload.parallel.tp: 3}}\n", "t.yaml"),
       Catch::Contains("t.yaml:14:45:") && Catch::Contains("tp"));
 }
+
+TEST_CASE("software: picks the compute efficiencies' generation; a variant can change it", "[unit]") {
+  const char* yaml = R"(name: t
+system: {name: dgx-a100}
+workload:
+  model: llama-2-7b
+  parallel: {tp: 8}
+  batch: {global: 8}
+  software: 2023
+compare:
+  - {name: today, set: {workload.software: 2025}}
+)";
+  Scenario s = load_scenario_text(yaml, "t.yaml");
+  CHECK(s.training()->profile.software == SoftwareStack::y2023);
+  CHECK(s.training()->profile.resolve("a100-80gb").attention == Approx(0.25));
+  CHECK(s.compare[0].scenario->training()->profile.software == SoftwareStack::y2025);
+  std::string bad(yaml);
+  bad.replace(bad.find("software: 2023"), 14, "software: 1999");
+  CHECK_THROWS_WITH(load_scenario_text(bad, "t.yaml"), Catch::Contains("t.yaml:7:13:") && Catch::Contains("1999"));
+}

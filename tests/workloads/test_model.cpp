@@ -20,7 +20,7 @@ TEST_CASE("every catalogue model is valid, named once and sourced", "[model]") {
     CHECK_FALSE(m.source.empty());
     CHECK(names.insert(m.name).second);
   }
-  CHECK(names.size() == 22);
+  CHECK(names.size() == 31);
   CHECK(model("LLAMA-3-8B").name == "llama-3-8b");
 }
 
@@ -199,4 +199,19 @@ TEST_CASE("materialised attention scores and fp8 casts through HBM", "[model]") 
   CHECK(fp8.casts_attention_backward == Approx(4 * s * (3 * h / t + h)));  // dQKV, d(out-proj output)
   CHECK(fp8.casts_mlp_backward == Approx(4 * s * (4 * h / t + h)));        // d(fc1 output), d(fc2 output)
   CHECK(fp8.scores == 0);
+}
+
+TEST_CASE("MPT: llm-foundry's published parameter counts, less biases and LayerNorms", "[model][validation]") {
+  // llm-foundry scripts/train/benchmarking/README.md NumParams at 2,048 tokens (learned positions grow
+  // the count by d_model per token); the 9 h biases and 4 h LayerNorm elements per layer (and 2 h of
+  // the final norm) are not in ModelConfig.
+  const struct {
+    const char* name;
+    double published;
+  } rows[] = {{"mpt-125m", 125311488}, {"mpt-7b", 6658859008}, {"mpt-70b", 64862437376}};
+  for (const auto& r : rows) {
+    const ModelConfig& m = model(r.name);
+    const double l = m.layers, h = m.hidden;
+    CHECK(static_cast<double>(total_params(m)) == Approx(r.published - (13 * l + 2) * h).epsilon(1e-12));
+  }
 }

@@ -34,7 +34,8 @@ constexpr GpuSpec kGpus[] = {
      .nvlink_links = 6,  // 300 GB/s bidirectional
      .pcie_generation = 3,
      .pcie_lanes = 16,
-     .tdp_watts = 300},
+     .tdp_watts = 300,
+     .sms = 80},  // Volta whitepaper: 80 SMs (V100 SXM2)
     // NVIDIA A100 Tensor Core GPU datasheet (nvidia.com/en-us/data-center/a100), A100 40 GB SXM:
     // TF32 156 (312 sparse), BF16 312 (624 sparse), 1,555 GB/s, NVLink 600 GB/s, PCIe Gen4, 400 W.
     {.name = "a100-40gb",
@@ -49,7 +50,8 @@ constexpr GpuSpec kGpus[] = {
      .nvlink_links = 12,
      .pcie_generation = 4,
      .pcie_lanes = 16,
-     .tdp_watts = 400},
+     .tdp_watts = 400,
+     .sms = 108},  // Ampere GA100 whitepaper: 108 SMs (A100)
     // Same datasheet, A100 80 GB SXM: 2,039 GB/s.
     {.name = "a100-80gb",
      .description = "NVIDIA A100 SXM4 80 GB (Ampere)",
@@ -63,7 +65,8 @@ constexpr GpuSpec kGpus[] = {
      .nvlink_links = 12,
      .pcie_generation = 4,
      .pcie_lanes = 16,
-     .tdp_watts = 400},
+     .tdp_watts = 400,
+     .sms = 108},  // Ampere GA100 whitepaper: 108 SMs (A100)
     // NVIDIA H100 Tensor Core GPU datasheet (nvidia.com/en-us/data-center/h100), H100 SXM: FP32 67,
     // TF32 989 / BF16 1,979 / FP8 3,958 sparse, 3.35 TB/s, NVLink 900 GB/s, PCIe Gen5, up to 700 W.
     {.name = "h100-sxm",
@@ -78,7 +81,8 @@ constexpr GpuSpec kGpus[] = {
      .nvlink_links = 18,
      .pcie_generation = 5,
      .pcie_lanes = 16,
-     .tdp_watts = 700},
+     .tdp_watts = 700,
+     .sms = 132},  // Hopper whitepaper: 132 SMs (H100 SXM5)
     // Same datasheet, H100 PCIe: FP32 51, TF32 756 / BF16 1,513 / FP8 3,026 sparse, 2 TB/s, 300-350 W.
     // No NVLink to a switch, but bridges give "NVLink: 600 GB/s" = 12 NVLink 4 links x 50 GB/s bidir.
     {.name = "h100-pcie",
@@ -93,7 +97,8 @@ constexpr GpuSpec kGpus[] = {
      .nvlink_links = 12,
      .pcie_generation = 5,
      .pcie_lanes = 16,
-     .tdp_watts = 350},
+     .tdp_watts = 350,
+     .sms = 114},  // Hopper whitepaper: 114 SMs (H100 PCIe)
     // NVIDIA H200 datasheet (nvidia.com/en-us/data-center/h200), H200 SXM: same compute as H100 SXM,
     // 141 GB HBM3e at 4.8 TB/s, NVLink 900 GB/s, PCIe Gen5, up to 700 W.
     {.name = "h200",
@@ -108,7 +113,8 @@ constexpr GpuSpec kGpus[] = {
      .nvlink_links = 18,
      .pcie_generation = 5,
      .pcie_lanes = 16,
-     .tdp_watts = 700},
+     .tdp_watts = 700,
+     .sms = 132},  // [unverified: the H100 SXM5's GH100 configuration, 132 SMs]
     // NVIDIA H20 (the export-compliant Hopper of 2024; NVIDIA's HGX H20 product brief is not public,
     // figures as published by SemiAnalysis "Nvidia's New China AI Chips Circumvent US Restrictions",
     // 2023-11-09): FP8 296 / BF16 148 TFLOP/s dense, 96 GB HBM3 at 4.0 TB/s, NVLink 900 GB/s (18 NVLink4
@@ -125,7 +131,8 @@ constexpr GpuSpec kGpus[] = {
      .nvlink_links = 18,
      .pcie_generation = 5,
      .pcie_lanes = 16,
-     .tdp_watts = 400},
+     .tdp_watts = 400,
+     .sms = 78},  // [unverified: press figures, 78 SMs]
     // NVIDIA DGX/HGX B200 datasheets, per GPU: FP8 9 PF / BF16 4.5 PF / TF32 2.2 PF sparse, FP32 75 TF
     // (600 TF per 8 GPUs), 1,440 GB per 8 GPUs = 180 GB, 64 TB/s per 8 = 8 TB/s, NVLink 1.8 TB/s.
     // Host link PCIe Gen5 x16 and 1,000 W TGP (MLCommons inference v6.0, nebius_b200_n1.json).
@@ -142,7 +149,8 @@ constexpr GpuSpec kGpus[] = {
      .nvlink_links = 18,
      .pcie_generation = 5,
      .pcie_lanes = 16,
-     .tdp_watts = 1000},
+     .tdp_watts = 1000,
+     .sms = 148},  // [unverified: press figures, 148 SMs over two dies]
     // NVIDIA GB200 NVL72 datasheet (nvidia.com/en-us/data-center/gb200-nvl72), per GPU (rack / 72):
     // FP8 720 PF / BF16 360 PF / TF32 180 PF sparse -> 5 / 2.5 / 1.25 PF dense; 576 TB/s -> 8 TB/s;
     // 13.4 TB HBM3e -> 186 GB. FP32 5,760 TF -> 80 TF [unverified: an earlier sheet said 6,480 TF].
@@ -160,7 +168,8 @@ constexpr GpuSpec kGpus[] = {
      .nvlink_links = 18,
      .pcie_generation = 5,
      .pcie_lanes = 16,
-     .tdp_watts = 1200},
+     .tdp_watts = 1200,
+     .sms = 148},  // [unverified: as B200, 148 SMs]
     // NVIDIA L40S datasheet (nvidia.com/en-us/data-center/l40s): FP32 91.6, TF32 366 / BF16 733 /
     // FP8 1,466 sparse, 48 GB GDDR6 at 864 GB/s, PCIe Gen4 x16, 350 W, no NVLink.
     {.name = "l40s",
@@ -175,7 +184,8 @@ constexpr GpuSpec kGpus[] = {
      .nvlink_links = 0,
      .pcie_generation = 4,
      .pcie_lanes = 16,
-     .tdp_watts = 350},
+     .tdp_watts = 350,
+     .sms = 142},  // L40S datasheet / Ada whitepaper AD102: 142 SMs
     // NVIDIA A30 datasheet (nvidia.com/en-us/data-center/products/a30-gpu): FP32 10.3, TF32 165 /
     // BF16 330 sparse, 24 GB HBM2 at 933 GB/s, PCIe Gen4, 165 W; "NVLink: third-generation 200 GB/s"
     // bridge = 4 NVLink 3 links x 50 GB/s bidirectional.
@@ -191,7 +201,8 @@ constexpr GpuSpec kGpus[] = {
      .nvlink_links = 4,
      .pcie_generation = 4,
      .pcie_lanes = 16,
-     .tdp_watts = 165},
+     .tdp_watts = 165,
+     .sms = 56},  // [unverified: A30 product brief, 56 SMs]
     // NVIDIA Ampere GA102 GPU Architecture whitepaper, RTX 3090: FP32 35.6, TF32 35.6, FP16/BF16 tensor
     // with FP32 accumulate 71 (fp16 accumulate 142), 24 GB GDDR6X at 936 GB/s, 350 W, PCIe Gen4.
     // Its NVLink bridge is four x4 links of 14.0625 GB/s per direction = 56.25 GB/s (112.5 GB/s bidir);
@@ -208,7 +219,8 @@ constexpr GpuSpec kGpus[] = {
      .nvlink_links = 2,
      .pcie_generation = 4,
      .pcie_lanes = 16,
-     .tdp_watts = 350},
+     .tdp_watts = 350,
+     .sms = 82},  // Ampere GA102 whitepaper: 82 SMs (RTX 3090)
     // NVIDIA Turing GPU Architecture whitepaper (2018), GeForce RTX 2080 Ti reference: 4,352 CUDA cores
     // at 1,545 MHz boost = 13.4 TFLOPS FP32; FP16 tensor with FP32 accumulate 53.8 TFLOPS (no BF16, no
     // TF32, no FP8 on Turing: the bf16 field holds FP16); 11 GB GDDR6 at 616 GB/s; 250 W; PCIe Gen3 x16;
@@ -226,7 +238,8 @@ constexpr GpuSpec kGpus[] = {
      .nvlink_links = 2,
      .pcie_generation = 3,
      .pcie_lanes = 16,
-     .tdp_watts = 250},
+     .tdp_watts = 250,
+     .sms = 68},  // Turing whitepaper: 68 SMs (RTX 2080 Ti)
     // NVIDIA Ada GPU Architecture whitepaper, RTX 4090: FP32 82.6, TF32 82.6, BF16 (fp32 accumulate)
     // 165.2, FP8 (fp32 accumulate) 330.3, 24 GB GDDR6X at 1,008 GB/s, 450 W, PCIe Gen4, no NVLink.
     {.name = "rtx-4090",
@@ -241,7 +254,8 @@ constexpr GpuSpec kGpus[] = {
      .nvlink_links = 0,
      .pcie_generation = 4,
      .pcie_lanes = 16,
-     .tdp_watts = 450},
+     .tdp_watts = 450,
+     .sms = 128},  // Ada whitepaper: 128 SMs (RTX 4090)
     // NVIDIA RTX Blackwell GPU Architecture whitepaper, RTX 5090: FP32 104.8, 32 GB GDDR7 at 1,792 GB/s,
     // 575 W, PCIe Gen5, no NVLink. FP16 tensor 838 TF sparse (fp16 accumulate) -> 419 dense; TF32 at the
     // FP32 rate and the fp32-accumulate rates 209.5 (BF16) and 419 (FP8) assume GeForce's usual ratios
@@ -258,7 +272,8 @@ constexpr GpuSpec kGpus[] = {
      .nvlink_links = 0,
      .pcie_generation = 5,
      .pcie_lanes = 16,
-     .tdp_watts = 575},
+     .tdp_watts = 575,
+     .sms = 170},  // Blackwell GB202 whitepaper: 170 SMs (RTX 5090)
 };
 
 bool iequals(std::string_view a, std::string_view b) {

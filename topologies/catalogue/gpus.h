@@ -23,6 +23,9 @@ struct GpuSpec {
   int pcie_generation = 0;
   int pcie_lanes = 16;
   double tdp_watts = 0;
+  // Streaming multiprocessors: NCCL's kernels hold one per channel while they run, which compute
+  // beside them loses (workloads/sm_share.h).
+  int sms = 0;
 };
 
 std::span<const GpuSpec> gpus();
