@@ -9,6 +9,9 @@
 #include "scenarios/run_training.h"
 #include "sim/core/errors.h"
 #include "topologies/catalogue/gpus.h"
+#include "workloads/memory_model.h"
+#include "workloads/replayer.h"
+#include "workloads/training.h"
 
 namespace weft {
 namespace {
@@ -33,6 +36,28 @@ Scenario with_plan(const Scenario& base, const TrainingSpec& spec, std::optional
   t.spec = spec;
   if (timing) t.timing = *timing;
   return s;
+}
+
+// A candidate's step for ranking: collectives timed in isolation, and only one replica's ranks
+// simulated (RankSample::one_replica; the tensor-, expert- and data-parallel copies run the same
+// program on other GPUs). The same step as a full isolated run where those copies are images of each
+// other under the topology's symmetry (rails, NVSwitch and bridged pairs; tests/scenarios/
+// test_plan_search.cpp), a proxy otherwise, as isolated timing itself is for the shared fabric.
+struct Ranking {
+  Time step;
+  double mfu = 0;
+};
+Ranking rank_candidate(const Scenario& scenario, const TrainingSpec& spec, const Topology& topology) {
+  const TrainingWorkload& t = *scenario.training();
+  const catalogue::GpuSpec& gpu = catalogue::gpu(t.gpu);
+  const Workload w = generate_training(spec, gpu, t.profile, RankSample::one_replica);
+  ReplayOptions options;
+  options.simulation() = scenario.simulation();
+  options.collectives = CollectiveTiming::isolated;
+  options.calibration = t.network;
+  const Time step = replay(w, topology, scenario.system.cluster, options).step_time;
+  const double peak = peak_flops(gpu, spec.precision) * static_cast<double>(w.ranks());
+  return {step, step > Time() ? w.model_flops / step.seconds() / peak : 0.0};
 }
 
 std::string no_plan_fits(const Scenario& scenario, const PlanSpace& space, uint32_t gpus) {
@@ -70,8 +95,9 @@ PlanSearchResult search_parallel_plans(const Scenario& scenario, const PlanSearc
   if (options.max_candidates > 0) n = std::min(n, options.max_candidates);
   for (size_t i = 0; i < n; ++i) {
     const TrainingSpec& spec = out.space.plans[i];
-    const TrainingOutcome r = run_training(with_plan(scenario, spec, CollectiveTiming::isolated), topology);
-    out.ranked.push_back({spec, plan_name(spec), r.step.step_time, std::nullopt, r.step.mfu, *r.memory, std::nullopt});
+    const Ranking r = rank_candidate(scenario, spec, topology);
+    out.ranked.push_back(
+        {spec, plan_name(spec), r.step, std::nullopt, r.mfu, training_memory(spec, gpu), std::nullopt});
     if (options.progress) options.progress(i + 1, n + std::min(options.top, n));
   }
   // Equal times (ZeRO 1 and 2 move the same bytes) go to the plan that needs less memory.

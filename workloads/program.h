@@ -78,6 +78,14 @@ struct Workload {
   // them while NCCL kernels hold SMs beside them (sm_share.h). Traces leave it false: their measured
   // durations already include what overlapping communication cost.
   bool modelled_compute = false;
+  // Only some ranks have programs; the others (empty) are copies of them on other GPUs
+  // (generate_training's RankSample::one_replica). A collective starts when the ranks with programs
+  // have arrived, so its time must come from isolated timing, not the shared fabric.
+  bool sampled = false;
+  // With `sampled`: for each rank with a program, the ranks that run it elsewhere, listed in the same
+  // order for every rank (the k-th copies of two ranks are one replica), so its sends can be repeated
+  // between their copies: point-to-point traffic contends on the shared fabric as in the whole step.
+  std::vector<std::vector<uint32_t>> copies;
 
   uint32_t ranks() const { return static_cast<uint32_t>(programs.size()); }
   // Index of `text` in labels, added when new.

@@ -93,10 +93,13 @@ Replayer::Replayer(Engine& engine, Fabric& fabric, const Topology& topology, con
   for (size_t c = 0; c < workload.communicators.size(); ++c) {
     comm_rank_of_[c].assign(workload.ranks(), -1);
     const auto& members = workload.communicators[c].ranks;
+    uint32_t present = 0;
     for (uint32_t i = 0; i < members.size(); ++i) {
       comm_nodes_[c].push_back(topology.gpus()[workload.gpu_of_rank[members[i]]]);
       comm_rank_of_[c][members[i]] = static_cast<int32_t>(i);
+      present += !workload.sampled || !workload.programs[members[i]].ops.empty();
     }
+    arrivals_needed_.push_back(present);
   }
 }
 
@@ -187,7 +190,7 @@ void Replayer::arrive(uint32_t rank, uint32_t index) {
   }
   inst.members.emplace_back(rank, index);
   inst.bytes = std::max(inst.bytes, op.bytes);
-  if (inst.members.size() == workload_.communicators[op.comm].ranks.size()) launch(op.comm, seq, inst);
+  if (inst.members.size() == arrivals_needed_[op.comm]) launch(op.comm, seq, inst);
 }
 
 void Replayer::launch(uint32_t comm, uint64_t seq, Instance& inst) {
@@ -201,13 +204,14 @@ void Replayer::launch(uint32_t comm, uint64_t seq, Instance& inst) {
     if (done.plan && recorder_.wants(Hook::comms)) {
       const Op& o = workload_.programs[done.members.front().first].ops[done.members.front().second];
       recorder_.on_comm_done({to_string(workload_.communicators[comm].group), to_string(o.collective), done.bytes,
-                              static_cast<uint32_t>(done.members.size()), done.plan->plan.label, done.calibrated,
-                              done.start, engine_.now()});
+                              static_cast<uint32_t>(workload_.communicators[comm].ranks.size()), done.plan->plan.label,
+                              done.calibrated, done.start, engine_.now()});
     }
     // The executor is still on the call stack: free it in an event of its own.
     engine_.schedule_in(Time(), [this, comm, seq] { instances_[comm].erase(seq); });
   };
-  if (inst.members.size() < 2 || inst.bytes == Bytes()) {
+  const auto ranks = static_cast<uint32_t>(workload_.communicators[comm].ranks.size());
+  if (ranks < 2 || inst.bytes == Bytes()) {
     engine_.schedule_in(Time(), std::move(complete));  // nothing to exchange
     return;
   }
@@ -279,6 +283,21 @@ void Replayer::post_p2p(uint32_t rank, uint32_t index) {
   // Point-to-point connections: one per (src, dst) pair, apart from every communicator's.
   t.entropy = (uint64_t{1} << 63) | (uint64_t{src} << 31) | dst;
   fabric_.start(t, std::move(done));
+  if (workload_.sampled) start_copies(src, dst, t);
+}
+
+// A sampled workload's send, repeated between the copies of its two ranks (they would send it at the
+// same moment): the fabric carries the whole step's point-to-point traffic; nothing waits on them.
+void Replayer::start_copies(uint32_t src, uint32_t dst, Transfer t) {
+  const std::vector<uint32_t>& from = workload_.copies[src];
+  const std::vector<uint32_t>& to = workload_.copies[dst];
+  WEFT_ASSERT(from.size() == to.size());
+  for (size_t k = 0; k < from.size(); ++k) {
+    t.src = topology_.gpus()[workload_.gpu_of_rank[from[k]]];
+    t.dst = topology_.gpus()[workload_.gpu_of_rank[to[k]]];
+    t.entropy = (uint64_t{1} << 63) | (uint64_t{from[k]} << 31) | to[k];
+    fabric_.start(t, [] {});
+  }
 }
 
 std::string Replayer::stuck() const {
@@ -301,6 +320,12 @@ std::string Replayer::stuck() const {
 ReplayResult replay(const Workload& workload, const Topology& topology, const ClusterSpec& spec,
                     const ReplayOptions& options) {
   validate(workload);
+  if (workload.sampled && options.collectives != CollectiveTiming::isolated) {
+    throw ConfigError(
+        fmt::format("workload '{}' has programs for some ranks only: its collectives must be timed "
+                    "in isolation (collective_timing: isolated)",
+                    workload.name));
+  }
   Simulation sim(topology, options);
   Engine& engine = sim.engine();
   OpTimeline ops(workload);

@@ -69,6 +69,7 @@ class Replayer {
   void arrive(uint32_t rank, uint32_t op);
   void launch(uint32_t comm, uint64_t seq, Instance& instance);
   void post_p2p(uint32_t rank, uint32_t op);
+  void start_copies(uint32_t src, uint32_t dst, Transfer t);
   PlanEntry& plan_for(uint32_t comm, CollectiveOp op, Bytes bytes);
   uint32_t nccl_blocks(const Op& op);
 
@@ -83,6 +84,7 @@ class Replayer {
   std::vector<RankState> ranks_;
   std::vector<std::vector<NodeIndex>> comm_nodes_;       // per communicator: node of each comm rank
   std::vector<std::vector<int32_t>> comm_rank_of_;       // per communicator: global rank -> comm rank
+  std::vector<uint32_t> arrivals_needed_;                // per communicator: members with programs
   std::vector<std::map<uint64_t, Instance>> instances_;  // per communicator: pending, by sequence
   std::map<std::tuple<uint32_t, CollectiveOp, uint64_t>, std::unique_ptr<PlanEntry>> plans_;
   std::map<P2pKey, std::vector<uint32_t>> posted_sends_, posted_recvs_;  // op indices, FIFO

@@ -342,7 +342,26 @@ void emit_rank(RankContext& ctx) {
 
 }  // namespace
 
-Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& gpu, const ComputeProfile& profile) {
+// The ranks at `coords`' pipeline stage and cp position in the other tensor-, expert- and
+// data-parallel replicas, in one order for every rank.
+std::vector<uint32_t> replica_copies(const RankLayout& layout, std::array<uint32_t, kDims> coords) {
+  std::vector<uint32_t> out;
+  for (uint32_t t = 0; t < layout.extent[kTp]; ++t) {
+    for (uint32_t e = 0; e < layout.extent[kEp]; ++e) {
+      for (uint32_t d = 0; d < layout.extent[kEdp]; ++d) {
+        if (t == 0 && e == 0 && d == 0) continue;
+        coords[kTp] = t;
+        coords[kEp] = e;
+        coords[kEdp] = d;
+        out.push_back(layout.rank_of(coords));
+      }
+    }
+  }
+  return out;
+}
+
+Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& gpu, const ComputeProfile& profile,
+                           RankSample sample) {
   check(spec, spec.parallel.world(), gpu);
   Workload w;
   w.name = spec.model.name;
@@ -354,8 +373,13 @@ Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& g
   // Activations travel in bf16 under fp8 training too (Transformer Engine casts only GEMM inputs).
   const uint32_t e = spec.precision == Precision::fp8 ? 2 : element_bytes(spec.precision);
   const Efficiencies efficiency = profile.resolve(gpu.name);
+  w.sampled = sample == RankSample::one_replica;
+  if (w.sampled) w.copies.resize(world);
   for (uint32_t r = 0; r < world; ++r) {
     w.gpu_of_rank[r] = r;
+    const auto coords = layout.coords_of(r);
+    if (w.sampled && (coords[kTp] != 0 || coords[kEp] != 0 || coords[kEdp] != 0)) continue;
+    if (w.sampled) w.copies[r] = replica_copies(layout, coords);
     LayerShape shape{.micro_batch = spec.micro_batch,
                      .seq = sequence(spec),
                      .tp = spec.parallel.tp,
@@ -365,7 +389,7 @@ Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& g
                      .element_bytes = e,
                      .flash_attention = spec.flash_attention,
                      .fp8_gemm_inputs = spec.precision == Precision::fp8};
-    RankContext ctx{spec, gpu, efficiency, layout, comms, w, r, w.programs[r], layout.coords_of(r), shape, e};
+    RankContext ctx{spec, gpu, efficiency, layout, comms, w, r, w.programs[r], coords, shape, e};
     emit_rank(ctx);
   }
   w.modelled_compute = true;

@@ -60,7 +60,14 @@ uint32_t micro_batches(const TrainingSpec& spec);
 // a dense model, a precision the GPU lacks.
 void check(const TrainingSpec& spec, uint32_t gpus, const catalogue::GpuSpec& gpu);
 
+// Which ranks get a Program. `one_replica` keeps one rank per pipeline stage and context-parallel
+// position (tensor-, expert- and data-parallel coordinates 0): the others run the same program on
+// other GPUs, so with collectives timed in isolation the step is theirs too. Workload::sampled
+// marks it; the plan search ranks candidates this way (tp x ep x dp times less work).
+enum class RankSample : uint8_t { every_rank, one_replica };
+
 // The step as one Program per rank (global rank r on GPU r), with its communicators and useful FLOPs.
-Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& gpu, const ComputeProfile& profile);
+Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& gpu, const ComputeProfile& profile,
+                           RankSample sample = RankSample::every_rank);
 
 }  // namespace weft

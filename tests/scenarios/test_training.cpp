@@ -368,3 +368,38 @@ compare:
   bad.replace(bad.find("software: 2023"), 14, "software: 1999");
   CHECK_THROWS_WITH(load_scenario_text(bad, "t.yaml"), Catch::Contains("t.yaml:7:13:") && Catch::Contains("1999"));
 }
+
+TEST_CASE("One replica: with isolated collectives its step is the whole step, to the picosecond", "[validation]") {
+  // The plan search ranks candidates on one rank per pipeline stage and cp position (the tp, ep and dp
+  // copies run the same program on GPUs that are images of each other on a rail-optimised DGX).
+  const ClusterSpec c = dgx(2);
+  const Topology t = build_cluster(c);
+  ReplayOptions isolated;
+  isolated.collectives = CollectiveTiming::isolated;
+  std::vector<TrainingSpec> plans;
+  plans.push_back(spec_for({.tp = 2, .dp = 4, .pp = 2}, 16));
+  plans.push_back(spec_for({.tp = 2, .cp = 2, .dp = 2, .pp = 2}, 8));
+  plans.push_back(spec_for({.dp = 16}, 32));
+  plans.back().sharding = Sharding::zero3;
+  plans.push_back(spec_for({.tp = 2, .dp = 4, .pp = 2}, 16));
+  plans.back().pipeline = PipelineKind::interleaved;
+  plans.back().virtual_stages = 2;
+  plans.back().sequence_parallel = true;
+  plans.back().recompute = true;
+  for (const TrainingSpec& s : plans) {
+    const Workload full = generate(s);
+    const Workload one =
+        generate_training(s, catalogue::gpu("h100-sxm"), default_compute_profile(), RankSample::one_replica);
+    CHECK(one.sampled);
+    size_t with_programs = 0;
+    for (const Program& p : one.programs) with_programs += !p.ops.empty();
+    CHECK(with_programs == size_t{s.parallel.pp} * s.parallel.cp);
+    const Time whole = replay(full, t, c, isolated).step_time;
+    CHECK(whole > Time::ms(1));
+    CHECK(replay(one, t, c, isolated).step_time == whole);
+  }
+  // On the shared fabric the missing copies' traffic would be missing: refused.
+  const Workload one =
+      generate_training(plans[0], catalogue::gpu("h100-sxm"), default_compute_profile(), RankSample::one_replica);
+  CHECK_THROWS_WITH(replay(one, t, c), Catch::Contains("collective_timing: isolated"));
+}
