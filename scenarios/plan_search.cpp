@@ -47,7 +47,8 @@ struct Ranking {
   Time step;
   double mfu = 0;
 };
-Ranking rank_candidate(const Scenario& scenario, const TrainingSpec& spec, const Topology& topology) {
+Ranking rank_candidate(const Scenario& scenario, const TrainingSpec& spec, const Topology& topology,
+                       const std::shared_ptr<IsolatedTimeCache>& cache) {
   const TrainingWorkload& t = *scenario.training();
   const catalogue::GpuSpec& gpu = catalogue::gpu(t.gpu);
   const Workload w = generate_training(spec, gpu, t.profile, RankSample::one_replica);
@@ -55,6 +56,7 @@ Ranking rank_candidate(const Scenario& scenario, const TrainingSpec& spec, const
   options.simulation() = scenario.simulation();
   options.collectives = CollectiveTiming::isolated;
   options.calibration = t.network;
+  options.isolated_cache = cache;  // candidates repeat communicators: each distinct collective runs once
   const Time step = replay(w, topology, scenario.system.cluster, options).step_time;
   const double peak = peak_flops(gpu, spec.precision) * static_cast<double>(w.ranks());
   return {step, step > Time() ? w.model_flops / step.seconds() / peak : 0.0};
@@ -93,9 +95,10 @@ PlanSearchResult search_parallel_plans(const Scenario& scenario, const PlanSearc
   if (out.space.plans.empty()) throw ConfigError(no_plan_fits(scenario, out.space, out.gpus));
   size_t n = out.space.plans.size();
   if (options.max_candidates > 0) n = std::min(n, options.max_candidates);
+  const auto cache = std::make_shared<IsolatedTimeCache>();
   for (size_t i = 0; i < n; ++i) {
     const TrainingSpec& spec = out.space.plans[i];
-    const Ranking r = rank_candidate(scenario, spec, topology);
+    const Ranking r = rank_candidate(scenario, spec, topology, cache);
     out.ranked.push_back(
         {spec, plan_name(spec), r.step, std::nullopt, r.mfu, training_memory(spec, gpu), std::nullopt});
     if (options.progress) options.progress(i + 1, n + std::min(options.top, n));

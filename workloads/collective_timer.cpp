@@ -20,15 +20,39 @@ CollectiveTiming parse_collective_timing(std::string_view text) {
                   text));
 }
 
-std::optional<TimedCollective> IsolatedTimer::collective(const CollectivePlan& plan, CollectiveOp /*op*/,
-                                                         Bytes /*bytes*/, std::span<const NodeIndex> rank_nodes) {
+std::string IsolatedTimeCache::key(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
+                                   std::span<const NodeIndex> rank_nodes) {
+  std::string k = fmt::format("{}|{}|{}|", plan.label, to_string(op), bytes.count());
+  for (NodeIndex n : rank_nodes) k += fmt::format("{},", n);
+  return k;
+}
+
+std::optional<Time> IsolatedTimeCache::find(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
+                                            std::span<const NodeIndex> rank_nodes) const {
+  const auto it = times_.find(key(plan, op, bytes, rank_nodes));
+  return it == times_.end() ? std::nullopt : std::optional<Time>(it->second);
+}
+
+void IsolatedTimeCache::add(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
+                            std::span<const NodeIndex> rank_nodes, Time t) {
+  times_.emplace(key(plan, op, bytes, rank_nodes), t);
+}
+
+Time IsolatedTimer::simulate(const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes) {
+  std::unique_ptr<Simulation> side = main_.isolated();
+  ScheduleExecutor executor(side->engine(), side->fabric(), plan.schedule, rank_nodes, side->recorder());
+  executor.start();
+  side->run();
+  return executor.end_time() - executor.start_time();
+}
+
+std::optional<TimedCollective> IsolatedTimer::collective(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
+                                                         std::span<const NodeIndex> rank_nodes) {
   auto [it, first] = times_.try_emplace(&plan);
   if (first) {
-    std::unique_ptr<Simulation> side = main_.isolated();
-    ScheduleExecutor executor(side->engine(), side->fabric(), plan.schedule, rank_nodes, side->recorder());
-    executor.start();
-    side->run();
-    it->second = executor.end_time() - executor.start_time();
+    const std::optional<Time> known = cache_ ? cache_->find(plan, op, bytes, rank_nodes) : std::nullopt;
+    it->second = known ? *known : simulate(plan, rank_nodes);
+    if (cache_ && !known) cache_->add(plan, op, bytes, rank_nodes, it->second);
   }
   return TimedCollective{it->second};
 }
@@ -56,11 +80,12 @@ std::optional<Time> CalibratedTimer::p2p(NodeIndex src, NodeIndex dst, Bytes byt
 
 std::unique_ptr<CollectiveTimer> make_collective_timer(CollectiveTiming timing, Simulation& main,
                                                        std::shared_ptr<const NetworkCalibration> fits,
-                                                       const Topology& topology) {
+                                                       const Topology& topology,
+                                                       std::shared_ptr<IsolatedTimeCache> cache) {
   std::unique_ptr<CollectiveTimer> timer;
   if (timing == CollectiveTiming::isolated) {
     require_simulations(main.setup().fabric, 2, "fabrics", "use collective timing 'shared' with this fabric");
-    timer = std::make_unique<IsolatedTimer>(main);
+    timer = std::make_unique<IsolatedTimer>(main, std::move(cache));
   } else {
     timer = std::make_unique<SharedFabricTimer>();
   }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 
@@ -51,15 +52,37 @@ class SharedFabricTimer final : public CollectiveTimer {
   }
 };
 
-// Each plan run once alone, in an isolated run of `main` (Simulation::isolated), then memoised.
+// Isolated times kept across replays of one topology, fabric and setup (the plan search times
+// thousands of candidates whose communicators repeat): by what runs (the plan's label, e.g.
+// "Ring/Simple x16"), the op, its size and the GPUs. The caller keeps every replay sharing it on
+// the same topology, fabric model, setup and plan options.
+class IsolatedTimeCache {
+ public:
+  std::optional<Time> find(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
+                           std::span<const NodeIndex> rank_nodes) const;
+  void add(const CollectivePlan& plan, CollectiveOp op, Bytes bytes, std::span<const NodeIndex> rank_nodes, Time t);
+  size_t size() const { return times_.size(); }
+
+ private:
+  static std::string key(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
+                         std::span<const NodeIndex> rank_nodes);
+  std::unordered_map<std::string, Time> times_;
+};
+
+// Each plan run once alone, in an isolated run of `main` (Simulation::isolated), then memoised (in
+// `cache` too, when given, for later replays).
 class IsolatedTimer final : public CollectiveTimer {
  public:
-  explicit IsolatedTimer(Simulation& main) : main_(main) {}
+  explicit IsolatedTimer(Simulation& main, std::shared_ptr<IsolatedTimeCache> cache = nullptr)
+      : main_(main), cache_(std::move(cache)) {}
   std::optional<TimedCollective> collective(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
                                             std::span<const NodeIndex> rank_nodes) override;
 
  private:
+  Time simulate(const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes);
+
   Simulation& main_;
+  std::shared_ptr<IsolatedTimeCache> cache_;
   std::unordered_map<const CollectivePlan*, Time> times_;
 };
 
@@ -83,6 +106,7 @@ class CalibratedTimer final : public CollectiveTimer {
 // Throws ConfigError when isolated runs are impossible with main's fabric (SimGrid).
 std::unique_ptr<CollectiveTimer> make_collective_timer(CollectiveTiming timing, Simulation& main,
                                                        std::shared_ptr<const NetworkCalibration> fits,
-                                                       const Topology& topology);
+                                                       const Topology& topology,
+                                                       std::shared_ptr<IsolatedTimeCache> cache = nullptr);
 
 }  // namespace weft

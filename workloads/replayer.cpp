@@ -334,7 +334,7 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
   for (RecorderSink* sink : std::initializer_list<RecorderSink*>{&ops, &tally, &totals}) sim.recorder().add_sink(*sink);
   for (RecorderSink* sink : options.sinks) sim.recorder().add_sink(*sink);
   std::unique_ptr<CollectiveTimer> timer =
-      make_collective_timer(options.collectives, sim, options.calibration, topology);
+      make_collective_timer(options.collectives, sim, options.calibration, topology, options.isolated_cache);
   Replayer replayer(engine, sim.fabric(), topology, spec, workload, sim.recorder(), *timer, options.plan);
   if (options.poll) {
     // Throws rather than returning false: a fabric with a clock of its own (SimGrid) calls

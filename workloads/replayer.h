@@ -112,6 +112,9 @@ struct ReplayOptions : SimulationSetup {
   uint64_t poll_every = 1024;
   // Measured latency/bandwidth fits (PROFILE.network.yaml from weft calibrate); see Replayer.
   std::shared_ptr<const NetworkCalibration> calibration;
+  // Isolated collective times kept across replays (the plan search's candidates): every replay
+  // sharing it must run on the same topology, fabric model, setup and plan options.
+  std::shared_ptr<IsolatedTimeCache> isolated_cache;
 };
 
 // Validates and replays the workload to its end in a Simulation of `topology`.

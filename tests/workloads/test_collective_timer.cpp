@@ -65,3 +65,27 @@ TEST_CASE("CollectiveTimer: calibrated answers what was measured, the fallback t
   REQUIRE(p2p);
   CHECK(p2p->microseconds() == Approx(2 + 1e6 / 10e3));
 }
+
+TEST_CASE("CollectiveTimer: an isolated-time cache lets a later replay skip the simulation", "[timer]") {
+  const Topology t = eight_gpus();
+  const CollectivePlan plan = ring_plan(Bytes(1 << 20));
+  const std::span<const NodeIndex> all = t.gpus();
+  auto cache = std::make_shared<IsolatedTimeCache>();
+  Simulation first_run(t, SimulationSetup{"flow"});
+  IsolatedTimer first(first_run, cache);
+  const Time alone = first.collective(plan, CollectiveOp::all_reduce, Bytes(1 << 20), all)->time;
+  CHECK(alone == simulate(plan.schedule, t).time);
+  CHECK(cache->size() == 1);
+  CHECK(cache->find(plan, CollectiveOp::all_reduce, Bytes(1 << 20), all) == alone);
+  // Another size, op or GPU order is another entry.
+  CHECK_FALSE(cache->find(plan, CollectiveOp::all_reduce, Bytes(2 << 20), all));
+  CHECK_FALSE(cache->find(plan, CollectiveOp::all_gather, Bytes(1 << 20), all));
+  std::vector<NodeIndex> reversed(all.rbegin(), all.rend());
+  CHECK_FALSE(cache->find(plan, CollectiveOp::all_reduce, Bytes(1 << 20), reversed));
+  // A later replay's timer takes the cached time for a plan object of its own: no new entry.
+  const CollectivePlan again = ring_plan(Bytes(1 << 20));
+  Simulation second_run(t, SimulationSetup{"flow"});
+  IsolatedTimer second(second_run, cache);
+  CHECK(second.collective(again, CollectiveOp::all_reduce, Bytes(1 << 20), all)->time == alone);
+  CHECK(cache->size() == 1);
+}
