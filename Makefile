@@ -55,7 +55,8 @@ agreement: build
 	@tests/agreement/agreement.py $(BUILD)/weft --full --jobs $(JOBS) --csv $(BUILD)/agreement.csv
 
 # Speed figures (not tests): engine and solver micro-benchmarks, ring all-reduce at scale, SimGrid side by
-# side (hand-written and as a fabric), building and routing a 16,384-GPU rail-optimised fabric.
+# side (hand-written and as a fabric), building and routing a 16,384-GPU rail-optimised fabric, a training
+# step at 1,024 GPUs (whole and one replica), the plan search's candidates per second.
 bench: build
 	@$(BUILD)/bench/weft_micro_bench
 	@for n in 512 2048; do $(BUILD)/bench/weft_ring_scale $$n; done
@@ -63,6 +64,7 @@ bench: build
 	@for f in flow simgrid; do $(BUILD)/bench/weft_fabric_vs_simgrid 512 $$f; done
 	@$(BUILD)/bench/weft_topology_scale
 	@$(BUILD)/bench/weft_training_scale 8
+	@$(BUILD)/bench/weft_plan_search_speed
 	@$(BUILD)/bench/weft_trace_read_speed 200
 	@if [ -x $(BUILD)/bench/weft_incast_vs_ns3 ]; then $(BUILD)/bench/weft_incast_vs_ns3 packet; \
 	 else $(BUILD)/bench/weft_packet_incast packet; fi
