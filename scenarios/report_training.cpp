@@ -82,8 +82,11 @@ std::string one_table(const std::string& name, const ScenarioResult& r) {
         "   replayed from the trace: {} ranks, compute as recorded{}\n", o.workload->ranks(),
         s.training()->trace->recorded_on.empty() ? "" : ", re-costed from " + s.training()->trace->recorded_on);
   } else {
-    out += fmt::format("   plan {}; batch {} x {} tokens, micro-batch {} ({} per rank); {}\n", plan_label(t),
-                       t.global_batch, t.seq_len, t.micro_batch, micro_batches(t), precision_name(t.precision));
+    // The software generation, when not the default, since it changes every compute time.
+    const SoftwareStack software = s.training()->profile.software;
+    out += fmt::format("   plan {}; batch {} x {} tokens, micro-batch {} ({} per rank); {}{}\n", plan_label(t),
+                       t.global_batch, t.seq_len, t.micro_batch, micro_batches(t), precision_name(t.precision),
+                       software == SoftwareStack::y2025 ? "" : fmt::format("; software {}", software_name(software)));
   }
   out += fmt::format("   step {:.2f} ms: compute {:.2f}", ms(b.step_time), ms(b.mean.compute));
   for (CommGroup g : kGroups) {

@@ -70,6 +70,12 @@ EOF
 
 # Same scenario, same seed: byte-identical summary.json.
 "$weft" run "$work/small.yaml" --out "$work/out2" --quiet >/dev/null || fail "second run: exit $?"
+
+# software: 2023 is named on the plan line and slows attention (FlashAttention-2 on Hopper).
+"$weft" run "$work/small.yaml" --set workload.software=2023 --quiet >"$work/stdout_2023" 2>/dev/null ||
+  fail "software 2023: exit $?"
+grep -qE '^   plan .*; bf16; software 2023$' "$work/stdout_2023" || fail "software 2023: $(head -4 "$work/stdout_2023")"
+grep -qE '^   plan .*; bf16$' "$work/stdout1" || fail "default software named on the plan line"
 cmp -s "$work/out1/summary.json" "$work/out2/summary.json" || fail "summary.json differs between two runs"
 
 # --- Ctrl-C ----------------------------------------------------------------------------------
