@@ -18,8 +18,7 @@ double SmShare::rate(uint32_t rank) const {
 
 void SmShare::start(uint32_t rank, Time work, EventCallback done) {
   RankState& r = ranks_[rank];
-  r.running.push_back({next_key_++, EventId{}, static_cast<double>(work.ps()), engine_.now()});
-  r.callbacks.push_back(std::move(done));
+  r.running.push_back({next_key_++, EventId{}, static_cast<double>(work.ps()), engine_.now(), std::move(done)});
   schedule(rank, r.running.size() - 1);
 }
 
@@ -60,13 +59,12 @@ void SmShare::release(uint32_t rank, uint32_t blocks) {
 }
 
 void SmShare::complete(uint32_t rank, uint64_t key) {
-  RankState& r = ranks_[rank];
-  const auto it = std::find_if(r.running.begin(), r.running.end(), [key](const Running& op) { return op.key == key; });
-  WEFT_ASSERT(it != r.running.end());
-  const size_t i = static_cast<size_t>(it - r.running.begin());
-  EventCallback done = std::move(r.callbacks[i]);
-  r.running.erase(it);
-  r.callbacks.erase(r.callbacks.begin() + static_cast<std::ptrdiff_t>(i));
+  std::vector<Running>& running = ranks_[rank].running;
+  const auto it = std::find_if(running.begin(), running.end(), [key](const Running& op) { return op.key == key; });
+  WEFT_ASSERT(it != running.end());
+  // Out of the list before it runs: `done` may start the rank's next op.
+  EventCallback done = std::move(it->done);
+  running.erase(it);
   done();
 }
 

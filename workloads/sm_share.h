@@ -34,11 +34,11 @@ class SmShare {
     EventId event{};
     double work_left_ps = 0;  // whole-GPU picoseconds still to run
     Time since;               // when work_left_ps was last brought up to date
+    EventCallback done;
   };
   struct RankState {
     uint32_t held = 0;
     std::vector<Running> running;
-    std::vector<EventCallback> callbacks;  // parallel to running
   };
 
   // Fraction of full speed compute runs at on `rank` now, in (0, 1].

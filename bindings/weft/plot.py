@@ -41,10 +41,15 @@ def breakdown(result, ax=None, title=None):
         left += df[col].to_numpy()
     for yi, total in zip(y, df["step_ms"].to_numpy()):
         ax.text(total, yi, f" {total:.0f}", va="center", fontsize=8)
-    ax.set_yticks(y, df["variant"])
+    return _finish_bars(ax, df, "step time (ms)", title or "where the step's time goes")
+
+
+def _finish_bars(ax, df, xlabel, title):
+    """One horizontal bar per variant, the first at the top; labels, legend and layout."""
+    ax.set_yticks(np.arange(len(df)), df["variant"])
     ax.invert_yaxis()
-    ax.set_xlabel("step time (ms)")
-    ax.set_title(title or "where the step's time goes")
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
     ax.legend(loc="lower right", fontsize=8)
     ax.figure.tight_layout()
     return ax.figure
@@ -71,13 +76,7 @@ def memory(result, ax=None, title=None):
     ax.scatter(capacity, y, marker="|", s=400, color="black", label="capacity", zorder=3)
     for yi, total, cap in zip(y, left, capacity):
         ax.text(total, yi, f" {total:.1f}" + (" (does not fit)" if total > cap else ""), va="center", fontsize=8)
-    ax.set_yticks(y, df["variant"])
-    ax.invert_yaxis()
-    ax.set_xlabel("memory per GPU (GiB)")
-    ax.set_title(title or "does the plan fit?")
-    ax.legend(loc="lower right", fontsize=8)
-    ax.figure.tight_layout()
-    return ax.figure
+    return _finish_bars(ax, df, "memory per GPU (GiB)", title or "does the plan fit?")
 
 
 def pareto(df, time="step_ms", cost="capital_usd"):
