@@ -35,7 +35,7 @@ std::string band_of(const LoweredOp& o, double predicted_us) {
 
 }  // namespace
 
-Comparison compare_real(const Predicted& p, const Measured& m) {
+RealComparison compare_real(const Predicted& p, const Measured& m) {
   if (p.fingerprint != m.fingerprint) {
     throw ConfigError(
         fmt::format("the measurement is of another schedule: predicted for '{}' (fingerprint {}), measured "
@@ -44,7 +44,7 @@ Comparison compare_real(const Predicted& p, const Measured& m) {
   }
   std::map<std::pair<uint32_t, uint32_t>, const PredictedOp*> pred;
   for (const PredictedOp& o : p.ops) pred[{o.rank, o.id}] = &o;
-  Comparison c;
+  RealComparison c;
   std::map<std::pair<std::string, std::string>, std::vector<double>> groups;
   std::vector<double> all;
   for (const Instance& i : measured_instances(m)) {
@@ -75,7 +75,7 @@ Comparison compare_real(const Predicted& p, const Measured& m) {
   return c;
 }
 
-std::string format_comparison(const Comparison& c, size_t max_rows) {
+std::string format_comparison(const RealComparison& c, size_t max_rows) {
   std::string out = fmt::format("{:<22} {:<14} {:>12} {:>13} {:>13} {:>8}\n", "instance", "class", "bytes",
                                 "predicted us", "measured us", "error");
   size_t n = 0;

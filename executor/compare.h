@@ -26,7 +26,7 @@ struct ComparisonRow {
   double mean_error = 0;  // signed: > 0 weft is slow (over-predicts)
 };
 
-struct Comparison {
+struct RealComparison {
   std::vector<ComparedOp> ops;
   std::vector<ComparisonRow> summary;
   double median_abs_error = 0;
@@ -34,7 +34,7 @@ struct Comparison {
 
 // ConfigError when the files are of different schedules (fingerprints differ) or an op measured is
 // not predicted.
-Comparison compare_real(const Predicted& p, const Measured& m);
-std::string format_comparison(const Comparison& c, size_t max_rows);
+RealComparison compare_real(const Predicted& p, const Measured& m);
+std::string format_comparison(const RealComparison& c, size_t max_rows);
 
 }  // namespace weft
