@@ -1,13 +1,14 @@
 // Whole-run benchmark: the nccl-tests-style sweep of issue 5 (`weft collective --system dgx-h100
 // --nodes 16 -b 8 -e 8G -f 2`, flow fabric), one row per size with the simulated time and what the
 // simulation cost: wall seconds, transfers, engine events, max-min solves.
-// Usage: weft_collective_sweep_scale [SYSTEM] [NODES] [MIN_BYTES] [MAX_BYTES] [FABRIC].
+// Usage: weft_collective_sweep_scale [SYSTEM] [NODES] [MIN_BYTES] [MAX_BYTES] [FABRIC] [OP].
 #include <sys/resource.h>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "collectives/collective_op.h"
 #include "collectives/plan.h"
 #include "collectives/simulate.h"
 #include "topologies/clusters.h"
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
   uint64_t min_bytes = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 8;
   uint64_t max_bytes = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : (8ULL << 30);
   std::string fabric = argc > 5 ? argv[5] : "flow";
+  weft::CollectiveOp op = weft::parse_collective_op(argc > 6 ? argv[6] : "all_reduce");
   using Clock = std::chrono::steady_clock;
   weft::ClusterSpec spec = weft::system_spec(system);
   spec.nodes = nodes;
@@ -28,7 +30,7 @@ int main(int argc, char** argv) {
     // As the sweep rounds it: whole floats.
     weft::Bytes bytes(std::max<uint64_t>(size / 4, 1) * 4);
     auto t0 = Clock::now();
-    weft::CollectivePlan plan = weft::plan_collective(weft::CollectiveOp::all_reduce, bytes, topology, spec);
+    weft::CollectivePlan plan = weft::plan_collective(op, bytes, topology, spec);
     auto t1 = Clock::now();
     weft::SimulationResult r = weft::simulate(plan.schedule, topology, {fabric, 1, {}});
     auto t2 = Clock::now();

@@ -65,14 +65,15 @@ void MaxMinSolver::fix_flows_of(uint32_t link, uint64_t share) {
       uint128 taken = static_cast<uint128>(share) * w;
       remaining_[other] -= static_cast<uint64_t>(std::min<uint128>(taken, remaining_[other]));
       unfixed_[other] -= w;
-      if (other != link && unfixed_[other] > 0) {
-        heap_.push_back({remaining_[other] / unfixed_[other], other});
-        std::push_heap(heap_.begin(), heap_.end(), after<Candidate, Candidate>);
-      }
     }
   }
 }
 
+// Fixing flows at the smallest share s never lowers another link's share: each link l still in the
+// heap has floor(R/U) >= s, and losing w flows at s leaves (R - s*w) / (U - w) >= R/U. (With s raised
+// to 1 on a link of share 0, any share is >= 0.) So the heap keeps one entry per link, updated lazily
+// when popped: its key is never above the link's share, and the pops in (share, link) order are those
+// of a heap updated on every change (Bertsekas & Gallager's progressive filling, unchanged).
 void MaxMinSolver::solve() {
   size_t flows = flow_offset_.size() - 1;
   index_flows_by_link();
@@ -88,8 +89,15 @@ void MaxMinSolver::solve() {
     std::pop_heap(heap_.begin(), heap_.end(), after<Candidate, Candidate>);
     Candidate c = heap_.back();
     heap_.pop_back();
-    // Stale entry: the link lost flows or capacity since it was pushed.
-    if (unfixed_[c.link] == 0 || c.share != remaining_[c.link] / unfixed_[c.link]) continue;
+    if (unfixed_[c.link] == 0) continue;  // fixed by the other links of its flows
+    // Stale entry: the link lost flows since it was pushed. Its share only grew (see above), so it
+    // goes back with its current share and is fixed in the same order as with eager updates.
+    uint64_t share = remaining_[c.link] / unfixed_[c.link];
+    if (share != c.share) {
+      heap_.push_back({share, c.link});
+      std::push_heap(heap_.begin(), heap_.end(), after<Candidate, Candidate>);
+      continue;
+    }
     fix_flows_of(c.link, std::max<uint64_t>(c.share, 1));
   }
 }
