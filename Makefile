@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: run test test-asan bench validate deps build clean fuzz goldens lint agreement
+.PHONY: run test test-asan bench bench-scale validate deps build clean fuzz goldens lint agreement
 
 deps:
 	@scripts/install-deps
@@ -68,6 +68,12 @@ bench: build
 	@$(BUILD)/bench/weft_trace_read_speed 200
 	@if [ -x $(BUILD)/bench/weft_incast_vs_ns3 ]; then $(BUILD)/bench/weft_incast_vs_ns3 packet; \
 	 else $(BUILD)/bench/weft_packet_incast packet; fi
+
+# Issue 19's scale figures next to their targets, in one run (bench/scale; CAP seconds per figure,
+# QUICK=1 leaves out the 16,384-rank figures): long, a benchmark, never a test.
+CAP ?= 300
+bench-scale: build
+	@bench/scale --build $(BUILD) --cap $(CAP) $(if $(QUICK),--quick)
 
 # libFuzzer on the trace readers and the scenario loader (clang-14): FUZZ_SECONDS per target.
 fuzz: deps

@@ -8,7 +8,7 @@
 #include "sim/flow_fabric.h"
 #include "sim/packet/packet_fabric.h"
 #ifdef WEFT_HAVE_SIMGRID
-#include "sim/simgrid_fabric.h"
+#include "sim/simgrid_module.h"
 #endif
 
 namespace weft {
@@ -42,7 +42,7 @@ std::unique_ptr<Fabric> make_packet(Engine& e, Router& r, Recorder& rec, const F
 #ifdef WEFT_HAVE_SIMGRID
 std::unique_ptr<Fabric> make_simgrid(Engine& e, Router& r, Recorder& rec, const FabricOptions& o) {
   require_ecmp("simgrid", o);
-  return std::make_unique<SimGridFabric>(e, r, rec);
+  return std::unique_ptr<Fabric>(simgrid_factory()(e, r, rec));
 }
 #endif
 

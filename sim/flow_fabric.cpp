@@ -26,6 +26,9 @@ uint64_t FlowFabric::item(uint32_t flow, uint32_t version, Phase phase) {
 uint32_t FlowFabric::allocate_flow() {
   if (free_flows_.empty()) {
     flows_.emplace_back();
+    flow_mark_.push_back(0);
+    flow_link_count_.push_back(0);
+    flow_link_copies_.resize(flow_link_copies_.size() + kCopiedLinks);
     return static_cast<uint32_t>(flows_.size() - 1);
   }
   uint32_t f = free_flows_.back();
@@ -66,6 +69,8 @@ TransferId FlowFabric::start_on(const Path& path, const Transfer& transfer, OnTr
   uint32_t f = allocate_flow();
   Flow& flow = flows_[f];
   flow.path = &path;
+  flow_link_count_[f] = static_cast<uint32_t>(path.links.size());
+  if (path.links.size() <= kCopiedLinks) std::ranges::copy(path.links, flow_link_copies_.begin() + f * kCopiedLinks);
   flow.remaining = static_cast<uint128>(transfer.bytes.bits()) * 1'000'000'000'000ULL;
   flow.rate = 0;
   flow.updated = engine_.now().ps();
@@ -165,23 +170,33 @@ void FlowFabric::recompute() {
 void FlowFabric::gather_component(LinkId seed) {
   component_links_.clear();
   component_flows_.clear();
-  links_[seed].mark = epoch_;
-  component_links_.push_back(seed);
+  component_paths_.clear();
+  component_path_offset_.assign(1, 0);
+  enter_component(seed);
   for (size_t next = 0; next < component_links_.size(); ++next) {
-    Link& link = links_[component_links_[next]];
-    link.local = static_cast<uint32_t>(next);
-    for (uint32_t f : link.flows) {
-      Flow& flow = flows_[f];
-      if (flow.mark == epoch_) continue;
-      flow.mark = epoch_;
+    for (uint32_t f : links_[component_links_[next]].flows) {
+      if (flow_mark_[f] == epoch_) continue;
+      flow_mark_[f] = epoch_;
       component_flows_.push_back(f);
-      for (LinkId other : flow.path->links) {
-        if (links_[other].mark == epoch_) continue;
-        links_[other].mark = epoch_;
-        component_links_.push_back(other);
+      for (LinkId other : links_of(f)) {
+        if (links_[other].mark != epoch_) enter_component(other);
+        component_paths_.push_back(links_[other].local);
       }
+      component_path_offset_.push_back(static_cast<uint32_t>(component_paths_.size()));
     }
   }
+}
+
+std::span<const LinkId> FlowFabric::links_of(uint32_t f) const {
+  if (flow_link_count_[f] > kCopiedLinks) return flows_[f].path->links;
+  return {flow_link_copies_.data() + size_t{f} * kCopiedLinks, flow_link_count_[f]};
+}
+
+// Its index in the solve is its place in the search's order (the solver breaks ties by index).
+void FlowFabric::enter_component(LinkId l) {
+  links_[l].mark = epoch_;
+  links_[l].local = static_cast<uint32_t>(component_links_.size());
+  component_links_.push_back(l);
 }
 
 void FlowFabric::solve_component() {
@@ -199,10 +214,10 @@ void FlowFabric::solve_component() {
   }
   solver_.clear();
   for (LinkId l : component_links_) solver_.add_link(links_[l].capacity);
-  for (uint32_t f : component_flows_) {
-    const Flow& flow = flows_[f];
-    local_path_.clear();
-    for (LinkId l : flow.path->links) local_path_.push_back(links_[l].local);
+  for (size_t i = 0; i < component_flows_.size(); ++i) {
+    const Flow& flow = flows_[component_flows_[i]];
+    local_path_.assign(component_paths_.begin() + component_path_offset_[i],
+                       component_paths_.begin() + component_path_offset_[i + 1]);
     // A sender's own limit is a private link that only this flow crosses (each copy its own).
     if (flow.transfer.max_rate > 0) {
       uint128 limit = static_cast<uint128>(flow.transfer.max_rate) * flow.weight;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <deque>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -69,7 +70,6 @@ class FlowFabric final : public Fabric {
     uint64_t rate = 0;                   // bit/s; 0 until the first solve
     int64_t updated = 0;                 // ps, when `remaining` was last brought up to date
     uint32_t version = 0;                // bumps when the finish time changes; stale calendar items skip
-    uint32_t mark = 0;                   // component search epoch
     uint32_t weight = 1;                 // copies on the links: this flow's and its followers'
     std::vector<uint32_t> followers;     // identical flows riding on this one (not on the links)
     std::vector<uint32_t> slot_in_link;  // position in links_[path->links[i]].flows
@@ -102,6 +102,7 @@ class FlowFabric final : public Fabric {
   void mark_dirty(LinkId l);
   void recompute();
   void gather_component(LinkId seed);
+  void enter_component(LinkId l);
   void solve_component();
   void rerate(uint32_t f, uint64_t rate);
   void on_due(const std::vector<uint64_t>& items);
@@ -120,6 +121,15 @@ class FlowFabric final : public Fabric {
   std::vector<Link> links_;
   std::vector<uint64_t> link_bytes_;  // payload bytes each link has carried, by LinkId
   std::vector<Flow> flows_;
+  // Per flow, apart from Flow: the component search's working set, read once per link a flow
+  // crosses. Its search epoch, and its path's links copied into a block of kCopiedLinks per flow
+  // (paths longer than that are read from the Path): the Router's paths lie all over the heap, and on
+  // a 256-GPU all-to-all the search spent most of its time waiting for them.
+  static constexpr size_t kCopiedLinks = 12;
+  std::span<const LinkId> links_of(uint32_t f) const;
+  std::vector<uint32_t> flow_mark_;
+  std::vector<uint32_t> flow_link_count_;
+  std::vector<LinkId> flow_link_copies_;
   std::vector<uint32_t> free_flows_;
   std::unordered_map<QueuePairKey, QueuePair, QueuePairKeyHash> queue_pairs_;
   std::unordered_map<const Path*, Joined> joined_;
@@ -129,6 +139,10 @@ class FlowFabric final : public Fabric {
   // scratch for one component, reused
   std::vector<LinkId> component_links_;
   std::vector<uint32_t> component_flows_;
+  // Each component flow's links as indices into component_links_ (CSR), written by the search so that
+  // the solve reads neither Flow nor Path again.
+  std::vector<uint32_t> component_path_offset_;
+  std::vector<uint32_t> component_paths_;
   std::vector<uint32_t> local_path_;
   MaxMinSolver solver_;
   uint64_t next_id_ = 0;

@@ -74,6 +74,9 @@ expect_error sharp-on-roce 'sharp = true on roce; SHARP in-network reduction exi
 expect_ok run-system 'all_gather' "$weft" run "$source_dir/scenarios/dgx-h100-2nodes.yaml"
 expect_ok simgrid-one-size '"fabric": "simgrid"' "$weft" collective --fabric simgrid -b 4M -e 4M --ranks 8 --format json
 expect_error simgrid-sweep 'one simulation per process.*3 sizes; give -b and -e the same size' "$weft" collective --fabric simgrid -b 1M -e 4M
+# The SimGrid fabric is a module loaded on first use (sim/simgrid_module.h): a missing one is a clear error.
+expect_error simgrid-no-module 'fabric simgrid: cannot load its module /nonexistent/libweft_simgrid.so' \
+  env WEFT_SIMGRID_MODULE=/nonexistent/libweft_simgrid.so "$weft" collective --fabric simgrid -b 4M -e 4M --ranks 8
 expect_ok packet-collective '"fabric": "packet"' "$weft" collective --fabric packet --ranks 4 -b 1M -e 4M --format json
 expect_ok packet-spray 'busbw' "$weft" collective --system dgx-h100 --nodes 2 --fabric packet --routing spray -b 4M -e 4M
 expect_ok packet-incast 'paused|ecn_marks' "$weft" run "$source_dir/scenarios/incast-roce.yaml"
