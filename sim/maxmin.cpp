@@ -57,6 +57,7 @@ void MaxMinSolver::fix_flows_of(uint32_t link, uint64_t share) {
     uint32_t f = link_flows_[i];
     if (fixed_[f]) continue;
     fixed_[f] = 1;
+    --unfixed_flows_;
     rate_[f] = share;
     uint32_t w = weight_[f];
     for (uint32_t j = flow_offset_[f]; j < flow_offset_[f + 1]; ++j) {
@@ -85,7 +86,9 @@ void MaxMinSolver::solve() {
     if (unfixed_[l] > 0) heap_.push_back({remaining_[l] / unfixed_[l], l});
   }
   std::make_heap(heap_.begin(), heap_.end(), after<Candidate, Candidate>);
-  while (!heap_.empty()) {
+  unfixed_flows_ = flows;
+  // Every flow crosses a link, so the heap empties of useful entries exactly when no flow is left.
+  while (unfixed_flows_ > 0 && !heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), after<Candidate, Candidate>);
     Candidate c = heap_.back();
     heap_.pop_back();

@@ -46,6 +46,7 @@ class MaxMinSolver {
   std::vector<uint32_t> unfixed_;  // per link: the weight of its flows not yet fixed
   std::vector<uint64_t> rate_;
   std::vector<uint8_t> fixed_;
+  size_t unfixed_flows_ = 0;
   struct Candidate {
     uint64_t share;
     uint32_t link;
