@@ -170,19 +170,21 @@ void FlowFabric::recompute() {
 void FlowFabric::gather_component(LinkId seed) {
   component_links_.clear();
   component_flows_.clear();
-  component_paths_.clear();
-  component_path_offset_.assign(1, 0);
-  enter_component(seed);
+  // A link's index in the solve is its place in the search's order (the solver breaks ties by index).
+  auto enter = [this](LinkId l) {
+    links_[l].mark = epoch_;
+    links_[l].local = static_cast<uint32_t>(component_links_.size());
+    component_links_.push_back(l);
+  };
+  enter(seed);
   for (size_t next = 0; next < component_links_.size(); ++next) {
     for (uint32_t f : links_[component_links_[next]].flows) {
       if (flow_mark_[f] == epoch_) continue;
       flow_mark_[f] = epoch_;
       component_flows_.push_back(f);
       for (LinkId other : links_of(f)) {
-        if (links_[other].mark != epoch_) enter_component(other);
-        component_paths_.push_back(links_[other].local);
+        if (links_[other].mark != epoch_) enter(other);
       }
-      component_path_offset_.push_back(static_cast<uint32_t>(component_paths_.size()));
     }
   }
 }
@@ -190,13 +192,6 @@ void FlowFabric::gather_component(LinkId seed) {
 std::span<const LinkId> FlowFabric::links_of(uint32_t f) const {
   if (flow_link_count_[f] > kCopiedLinks) return flows_[f].path->links;
   return {flow_link_copies_.data() + size_t{f} * kCopiedLinks, flow_link_count_[f]};
-}
-
-// Its index in the solve is its place in the search's order (the solver breaks ties by index).
-void FlowFabric::enter_component(LinkId l) {
-  links_[l].mark = epoch_;
-  links_[l].local = static_cast<uint32_t>(component_links_.size());
-  component_links_.push_back(l);
 }
 
 void FlowFabric::solve_component() {
@@ -216,8 +211,8 @@ void FlowFabric::solve_component() {
   for (LinkId l : component_links_) solver_.add_link(links_[l].capacity);
   for (size_t i = 0; i < component_flows_.size(); ++i) {
     const Flow& flow = flows_[component_flows_[i]];
-    local_path_.assign(component_paths_.begin() + component_path_offset_[i],
-                       component_paths_.begin() + component_path_offset_[i + 1]);
+    local_path_.clear();
+    for (LinkId l : links_of(component_flows_[i])) local_path_.push_back(links_[l].local);
     // A sender's own limit is a private link that only this flow crosses (each copy its own).
     if (flow.transfer.max_rate > 0) {
       uint128 limit = static_cast<uint128>(flow.transfer.max_rate) * flow.weight;

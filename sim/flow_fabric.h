@@ -102,7 +102,6 @@ class FlowFabric final : public Fabric {
   void mark_dirty(LinkId l);
   void recompute();
   void gather_component(LinkId seed);
-  void enter_component(LinkId l);
   void solve_component();
   void rerate(uint32_t f, uint64_t rate);
   void on_due(const std::vector<uint64_t>& items);
@@ -139,10 +138,6 @@ class FlowFabric final : public Fabric {
   // scratch for one component, reused
   std::vector<LinkId> component_links_;
   std::vector<uint32_t> component_flows_;
-  // Each component flow's links as indices into component_links_ (CSR), written by the search so that
-  // the solve reads neither Flow nor Path again.
-  std::vector<uint32_t> component_path_offset_;
-  std::vector<uint32_t> component_paths_;
   std::vector<uint32_t> local_path_;
   MaxMinSolver solver_;
   uint64_t next_id_ = 0;
