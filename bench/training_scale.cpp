@@ -35,8 +35,6 @@ double peak_rss_gib() {
   return static_cast<double>(u.ru_maxrss) / (1024.0 * 1024.0);  // ru_maxrss is KiB on Linux
 }
 
-}  // namespace
-
 struct Case {
   TrainingSpec spec;
   ClusterSpec cluster;
@@ -92,6 +90,8 @@ Case nemotron() {
   c.label = "Nemotron-4 15B, TP4 DP64 with sequence parallelism on 256 H100 (dgx-h100 x32)";
   return c;
 }
+
+}  // namespace
 
 int run(int argc, char** argv) {
   const std::string first = argc > 1 ? argv[1] : "8";
