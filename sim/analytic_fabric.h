@@ -23,6 +23,7 @@ class AnalyticFabric final : public Fabric {
   std::string_view name() const override { return "analytic"; }
   TransferId start(const Transfer& transfer, OnTransferDone on_done) override;
   TransferId start_group(const GroupTransfer& group, OnTransferDone on_done) override;
+  bool path_determined() const override { return true; }
   FabricStats stats() const override { return stats_; }
 
  private:

@@ -80,6 +80,10 @@ class Fabric {
   virtual bool interchangeable(const GroupTransfer& /*group*/, uint64_t /*a*/, uint64_t /*b*/, Bytes /*smallest*/) {
     return false;
   }
+  // Whether a run depends on its GPUs only through the paths the Router gives its transfers (their
+  // links' rates and latencies, and their order for tie-breaks): no state per node or per packet.
+  // Then a run and its image under the topology's symmetry take the same time (isolation_key).
+  virtual bool path_determined() const { return false; }
   virtual FabricStats stats() const = 0;
   // Links that carried traffic, for per-link summaries; empty for models without per-link state.
   virtual std::vector<LinkStats> link_stats() const { return {}; }

@@ -44,6 +44,7 @@ class FlowFabric final : public Fabric {
   bool runs_copies() const override { return !recorder_.wants(Hook::transfers); }
   bool interchangeable(NodeIndex src, NodeIndex dst, uint64_t a, uint64_t b, Bytes smallest) override;
   bool interchangeable(const GroupTransfer& group, uint64_t a, uint64_t b, Bytes smallest) override;
+  bool path_determined() const override { return true; }
   FabricStats stats() const override { return stats_; }
   // Payload each link carried (a group stripe counts once per link of its union, as the switch
   // reduces and replicates), with the headers its MTU adds: packets = payload / MTU, rounded up.

@@ -6,6 +6,7 @@
 #include "collectives/executor.h"
 #include "sim/core/errors.h"
 #include "sim/core/names.h"
+#include "workloads/isolation_key.h"
 
 namespace weft {
 
@@ -20,25 +21,16 @@ CollectiveTiming parse_collective_timing(std::string_view text) {
                   text));
 }
 
-std::string IsolatedTimeCache::key(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
-                                   std::span<const NodeIndex> rank_nodes) {
-  std::string k = fmt::format("{}|{}|{}|", plan.label, to_string(op), bytes.count());
-  for (NodeIndex n : rank_nodes) k += fmt::format("{},", n);
-  return k;
-}
-
-std::optional<Time> IsolatedTimeCache::find(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
-                                            std::span<const NodeIndex> rank_nodes) const {
-  const auto it = times_.find(key(plan, op, bytes, rank_nodes));
+std::optional<Time> IsolatedTimeCache::find(const std::string& key) const {
+  const auto it = times_.find(key);
   return it == times_.end() ? std::nullopt : std::optional<Time>(it->second);
 }
 
-void IsolatedTimeCache::add(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
-                            std::span<const NodeIndex> rank_nodes, Time t) {
-  times_.emplace(key(plan, op, bytes, rank_nodes), t);
-}
+IsolatedTimer::IsolatedTimer(Simulation& main, std::shared_ptr<IsolatedTimeCache> cache)
+    : main_(main), cache_(cache ? std::move(cache) : std::make_shared<IsolatedTimeCache>()) {}
 
 Time IsolatedTimer::simulate(const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes) {
+  ++simulated_;
   std::unique_ptr<Simulation> side = main_.isolated();
   ScheduleExecutor executor(side->engine(), side->fabric(), plan.schedule, rank_nodes, side->recorder());
   executor.start();
@@ -46,13 +38,16 @@ Time IsolatedTimer::simulate(const CollectivePlan& plan, std::span<const NodeInd
   return executor.end_time() - executor.start_time();
 }
 
-std::optional<TimedCollective> IsolatedTimer::collective(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
-                                                         std::span<const NodeIndex> rank_nodes) {
+std::optional<TimedCollective> IsolatedTimer::collective(const CollectivePlan& plan, CollectiveOp /*op*/,
+                                                         Bytes /*bytes*/, std::span<const NodeIndex> rank_nodes) {
   auto [it, first] = times_.try_emplace(&plan);
   if (first) {
-    const std::optional<Time> known = cache_ ? cache_->find(plan, op, bytes, rank_nodes) : std::nullopt;
+    const IsolationKeying keying =
+        main_.fabric().path_determined() ? IsolationKeying::by_paths : IsolationKeying::by_nodes;
+    std::string key = isolation_key(plan.schedule, rank_nodes, main_.router(), keying);
+    const std::optional<Time> known = cache_->find(key);
     it->second = known ? *known : simulate(plan, rank_nodes);
-    if (cache_ && !known) cache_->add(plan, op, bytes, rank_nodes, it->second);
+    if (!known) cache_->add(std::move(key), it->second);
   }
   return TimedCollective{it->second};
 }

@@ -52,31 +52,30 @@ class SharedFabricTimer final : public CollectiveTimer {
   }
 };
 
-// Isolated times kept across replays of one topology, fabric and setup (the plan search times
-// thousands of candidates whose communicators repeat): by what runs (the plan's label, e.g.
-// "Ring/Simple x16"), the op, its size and the GPUs. The caller keeps every replay sharing it on
-// the same topology, fabric model, setup and plan options.
+// Isolated times by isolation_key (the schedule and what the fabric sees of its GPUs), kept across
+// communicators of one replay and across replays of one topology, fabric and setup (the plan search
+// times thousands of candidates whose communicators repeat). The caller keeps every replay sharing
+// it on the same topology, fabric model and setup.
 class IsolatedTimeCache {
  public:
-  std::optional<Time> find(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
-                           std::span<const NodeIndex> rank_nodes) const;
-  void add(const CollectivePlan& plan, CollectiveOp op, Bytes bytes, std::span<const NodeIndex> rank_nodes, Time t);
+  std::optional<Time> find(const std::string& key) const;
+  void add(std::string key, Time t) { times_.emplace(std::move(key), t); }
   size_t size() const { return times_.size(); }
 
  private:
-  static std::string key(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
-                         std::span<const NodeIndex> rank_nodes);
   std::unordered_map<std::string, Time> times_;
 };
 
-// Each plan run once alone, in an isolated run of `main` (Simulation::isolated), then memoised (in
-// `cache` too, when given, for later replays).
+// Each distinct plan run once alone, in an isolated run of `main` (Simulation::isolated), then
+// memoised by plan and in `cache` (its own when none is given): on flow and analytic fabrics, by
+// the plan's paths up to the topology's symmetry, so 64 tensor-parallel groups cost one run.
 class IsolatedTimer final : public CollectiveTimer {
  public:
-  explicit IsolatedTimer(Simulation& main, std::shared_ptr<IsolatedTimeCache> cache = nullptr)
-      : main_(main), cache_(std::move(cache)) {}
+  explicit IsolatedTimer(Simulation& main, std::shared_ptr<IsolatedTimeCache> cache = nullptr);
   std::optional<TimedCollective> collective(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
                                             std::span<const NodeIndex> rank_nodes) override;
+  // Isolated runs simulated so far (the others came from a memo).
+  uint64_t simulated() const { return simulated_; }
 
  private:
   Time simulate(const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes);
@@ -84,6 +83,7 @@ class IsolatedTimer final : public CollectiveTimer {
   Simulation& main_;
   std::shared_ptr<IsolatedTimeCache> cache_;
   std::unordered_map<const CollectivePlan*, Time> times_;
+  uint64_t simulated_ = 0;
 };
 
 // Measured fits (PROFILE.network.yaml from weft calibrate) first: a collective or send/recv whose

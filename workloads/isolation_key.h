@@ -1,0 +1,31 @@
+// The key an isolated collective's time is kept under (IsolatedTimeCache). An isolated run is a fresh
+// engine and fabric with one ScheduleExecutor on it, so its time is a function of the schedule and
+// of what the fabric makes of the ranks' GPUs. For most fabrics that means the GPUs themselves. A
+// fabric that sees only the paths it is handed (Fabric::path_determined: flow, analytic) sees, of
+// the GPUs, only the links of the paths the router gives each (sender, receiver, entropy) the
+// executor asks for, their rates and latencies, and (for tie-breaks) their order. So the key lists
+// those paths with every link renamed by its rank among the links the run touches: two
+// communicators that are images of each other under the topology's symmetry (the 64 tensor-parallel
+// groups of a 256-GPU cluster, one per host) get the same key and one simulation between them,
+// while ECMP collisions that differ, a slower link or another GPU order give different keys.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "collectives/schedule.h"
+#include "topologies/routing.h"
+
+namespace weft {
+
+enum class IsolationKeying : uint8_t {
+  by_nodes,  // the schedule and the GPUs it runs on
+  by_paths,  // the schedule and its paths up to an order-preserving renaming of links
+};
+
+// The key (bytes to compare, not to read). by_paths falls back to by_nodes for a schedule with a
+// group step that crosses hosts (SHARP: the aggregation tree's legs are hashed on the way).
+std::string isolation_key(const Schedule& schedule, std::span<const NodeIndex> rank_nodes, Router& router,
+                          IsolationKeying keying);
+
+}  // namespace weft
