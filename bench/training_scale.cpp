@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -113,6 +114,7 @@ int run(int argc, char** argv) {
   t0 = std::chrono::steady_clock::now();
   ReplayOptions options;
   options.collectives = timing == "shared" ? CollectiveTiming::shared : CollectiveTiming::isolated;
+  options.isolated_cache = std::make_shared<IsolatedTimeCache>();  // to count the isolated runs
   ReplayResult r = replay(w, topology, cluster, options);
   const double replay_s = seconds_since(t0);
   StepBreakdown b = breakdown(w, r, peak_flops(gpu, Precision::bf16));
@@ -120,14 +122,16 @@ int run(int argc, char** argv) {
               timing.c_str());
   std::printf("  simulated step %.3f s, %.1f TFLOP/s per GPU, MFU %.1f%%\n", b.step_time.seconds(), b.tflops_per_gpu,
               100 * b.mfu);
-  std::printf("  %zu ops, %llu engine events, %llu transfers\n", ops, static_cast<unsigned long long>(r.events),
-              static_cast<unsigned long long>(r.fabric.transfers_done));
+  std::printf("  %zu ops, %llu engine events, %llu transfers, %zu collectives simulated in isolation\n", ops,
+              static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.fabric.transfers_done),
+              options.isolated_cache->size());
   std::printf("  wall: build %.2f s, generate %.2f s, replay %.2f s, total %.2f s; peak memory %.2f GiB\n", build_s,
               generate_s, replay_s, build_s + generate_s + replay_s, peak_rss_gib());
   std::fflush(stdout);  // bench/scale reads this line and may stop the run here
   // How the plan search ranks a candidate: one replica (pp x cp ranks) of the same step.
   t0 = std::chrono::steady_clock::now();
   const Workload one = generate_training(s, gpu, default_compute_profile(), RankSample::one_replica);
+  options.isolated_cache = std::make_shared<IsolatedTimeCache>();  // its own runs, not the whole step's
   const ReplayResult sampled = replay(one, topology, cluster, options);
   const double sampled_s = seconds_since(t0);
   std::printf(
