@@ -81,7 +81,7 @@ class Fabric {
     return false;
   }
   // Whether a run depends on its GPUs only through the paths the Router gives its transfers (their
-  // links' rates and latencies, and their order for tie-breaks): no state per node or per packet.
+  // links' rates and latencies, never their ids): no state per node or per packet.
   // Then a run and its image under the topology's symmetry take the same time (isolation_key).
   virtual bool path_determined() const { return false; }
   virtual FabricStats stats() const = 0;

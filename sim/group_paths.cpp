@@ -13,16 +13,6 @@ constexpr uint32_t kFar = UINT32_MAX;  // no switch path
 
 bool network_switch(const Topology& t, NodeIndex n) { return t.node(n).kind == NodeKind::network_switch; }
 
-// All members in the first source's host or NVLink domain: the group stays inside the node.
-bool inside_one_node(const Topology& t, const GroupTransfer& g) {
-  const NodeProps& first = t.node(g.srcs.front());
-  auto together = [&](NodeIndex n) {
-    const NodeProps& p = t.node(n);
-    return (first.host >= 0 && p.host == first.host) || (first.domain >= 0 && p.domain == first.domain);
-  };
-  return std::all_of(g.srcs.begin(), g.srcs.end(), together) && std::all_of(g.dsts.begin(), g.dsts.end(), together);
-}
-
 // The cable between a NIC and its leaf: the direction leaving the NIC (up) or entering it.
 LinkId nic_cable(const Topology& t, NodeIndex nic, bool up) {
   const TopologyGraph& g = t.graph();
@@ -146,6 +136,26 @@ std::vector<NodeIndex> reducing_switches(const Topology& t, NodeIndex member) {
   return switches;
 }
 
+bool inside_one_node(const Topology& t, const GroupTransfer& g) {
+  const NodeProps& first = t.node(g.srcs.front());
+  auto together = [&](NodeIndex n) {
+    const NodeProps& p = t.node(n);
+    return (first.host >= 0 && p.host == first.host) || (first.domain >= 0 && p.domain == first.domain);
+  };
+  return std::all_of(g.srcs.begin(), g.srcs.end(), together) && std::all_of(g.dsts.begin(), g.dsts.end(), together);
+}
+
+GroupLegs local_group_legs(Router& router, const GroupTransfer& group, NodeIndex via) {
+  GroupLegs legs;
+  for (NodeIndex s : group.srcs) {
+    if (s != via) legs.in.push_back(&router.route(s, via, group.entropy));
+  }
+  for (NodeIndex d : group.dsts) {
+    if (d != via) legs.out.push_back(&router.route(via, d, group.entropy));
+  }
+  return legs;
+}
+
 std::vector<NodeIndex> group_switches(const Topology& t, const GroupTransfer& group) {
   WEFT_ASSERT(!group.srcs.empty() && !group.dsts.empty());
   if (inside_one_node(t, group)) return reducing_switches(t, group.srcs.front());
@@ -178,18 +188,15 @@ const Path& GroupPaths::union_path(const GroupTransfer& group, NodeIndex via) {
     }
   };
   // Latency: the slowest source's way in plus the slowest destination's way out.
+  const GroupLegs legs = local_group_legs(router_, group, via);
   Time in, out;
-  for (NodeIndex s : group.srcs) {
-    if (s == via) continue;
-    const Path& p = router_.route(s, via, group.entropy);
-    in = std::max(in, p.latency);
-    add(p);
+  for (const Path* p : legs.in) {
+    in = std::max(in, p->latency);
+    add(*p);
   }
-  for (NodeIndex d : group.dsts) {
-    if (d == via) continue;
-    const Path& p = router_.route(via, d, group.entropy);
-    out = std::max(out, p.latency);
-    add(p);
+  for (const Path* p : legs.out) {
+    out = std::max(out, p->latency);
+    add(*p);
   }
   Path path{std::move(links), in + out, Bandwidth::bps(UINT64_MAX)};
   const Topology& t = router_.topology();

@@ -28,6 +28,18 @@ std::vector<NodeIndex> reducing_switches(const Topology& topology, NodeIndex mem
 // Throws ModelError when no reducing network switch reaches every member (CollNet needs SHARP).
 std::vector<NodeIndex> group_switches(const Topology& topology, const GroupTransfer& group);
 
+// All members in the first source's host or NVLink domain: the group stays inside the node.
+bool inside_one_node(const Topology& topology, const GroupTransfer& group);
+
+// The legs of a group inside one node through reducing switch `via`, routed with the group's
+// entropy: each source's path to `via`, then `via`'s path to each destination (a member that is
+// `via` has none). GroupPaths joins them into one path; isolation keys list them.
+struct GroupLegs {
+  std::vector<const Path*> in;
+  std::vector<const Path*> out;
+};
+GroupLegs local_group_legs(Router& router, const GroupTransfer& group, NodeIndex via);
+
 class GroupPaths {
  public:
   explicit GroupPaths(Router& router) : router_(router) {}

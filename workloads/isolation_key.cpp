@@ -1,7 +1,7 @@
 #include "workloads/isolation_key.h"
 
-#include <algorithm>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/fabric.h"
@@ -52,80 +52,60 @@ void put_schedule(std::string& out, const Schedule& s) {
   }
 }
 
-// The paths a run asks for, in the order asked, each as its links then kEnd.
+// The paths a run asks for, in the order asked, with each link renamed by its first appearance (the
+// flow and analytic fabrics never read a link's id, only its rate and latency: the solver orders a
+// component's links by its own search), each renamed link's rate and latency given once.
 class PathList {
  public:
-  static constexpr LinkId kEnd = static_cast<LinkId>(-1);
+  explicit PathList(const Topology& topology) : topology_(topology) {}
 
-  // One path of a route, one of a group's legs, or a striped route's set of paths.
-  void add(const Path& p) {
-    tail_ += 'U';
-    add_path(p);
-  }
-  void add_leg(const Path& p) {
-    tail_ += 'G';
-    add_path(p);
-  }
+  // One path of a route, one leg of a group, or a striped route's set of paths.
+  void add(const Path& p) { add_path('U', p); }
+  void add_leg(const Path& p) { add_path('G', p); }
   void add_all(const PathSet& paths) {
-    tail_ += 'S';
-    put(tail_, paths.size());
-    for (const Path& p : paths) add_path(p);
+    out_ += 'S';
+    put(out_, paths.size());
+    for (const Path& p : paths) add_path('s', p);
   }
-
-  // The paths with each link renamed by its rank among the links they touch (so the order of link
-  // ids, which breaks ties in the max-min solver, is kept), then each renamed link's rate and latency.
-  void put_renamed(std::string& out, const Topology& topology) const {
-    std::vector<LinkId> touched;
-    touched.reserve(links_.size());
-    for (LinkId l : links_) {
-      if (l != kEnd) touched.push_back(l);
-    }
-    std::sort(touched.begin(), touched.end());
-    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    put(out, touched.size());
-    for (LinkId l : links_) {
-      put(out, l == kEnd ? kEnd
-                         : static_cast<LinkId>(std::lower_bound(touched.begin(), touched.end(), l) - touched.begin()));
-    }
-    for (LinkId l : touched) {
-      put(out, topology.link(l).goodput().bps());
-      put(out, topology.link(l).latency.ps());
-    }
-    out += tail_;
-  }
+  std::string take() { return std::move(out_); }
 
  private:
-  void add_path(const Path& p) {
-    links_.insert(links_.end(), p.links.begin(), p.links.end());
-    links_.push_back(kEnd);
-    put(tail_, p.latency.ps());
-    put(tail_, p.bottleneck.bps());
+  void add_path(char kind, const Path& p) {
+    out_ += kind;
+    put(out_, p.links.size());
+    put(out_, p.latency.ps());
+    put(out_, p.bottleneck.bps());
+    for (LinkId l : p.links) {
+      auto [it, fresh] = renamed_.try_emplace(l, static_cast<uint32_t>(renamed_.size()));
+      put(out_, it->second);
+      if (fresh) {
+        put(out_, topology_.link(l).goodput().bps());
+        put(out_, topology_.link(l).latency.ps());
+      }
+    }
   }
 
-  std::vector<LinkId> links_;
-  std::string tail_;  // latencies, bottlenecks and stripe counts, in order
+  const Topology& topology_;
+  std::unordered_map<LinkId, uint32_t> renamed_;
+  std::string out_;
 };
 
-// The routes a group step of stream entropy `entropy` takes (GroupPaths::union_path's legs), or
-// false when the group crosses hosts.
+// The legs of a group step with stream entropy `entropy` (what GroupPaths joins), or false when the
+// group crosses hosts.
 bool add_group_routes(const RankGroup& group, std::span<const NodeIndex> rank_nodes, uint64_t entropy, Router& router,
                       PathList& out) {
-  const Topology& t = router.topology();
   GroupTransfer g;
   for (uint32_t r : group.srcs) g.srcs.push_back(rank_nodes[r]);
   for (uint32_t r : group.dsts) g.dsts.push_back(rank_nodes[r]);
-  for (NodeIndex via : group_switches(t, g)) {
-    if (t.node(via).kind == NodeKind::network_switch) return false;
-    for (NodeIndex s : g.srcs) {
-      if (s != via) out.add_leg(router.route(s, via, entropy));
-    }
-    for (NodeIndex d : g.dsts) {
-      if (d != via) out.add_leg(router.route(via, d, entropy));
-    }
+  g.entropy = entropy;
+  if (!inside_one_node(router.topology(), g)) return false;
+  for (NodeIndex via : group_switches(router.topology(), g)) {
+    const GroupLegs legs = local_group_legs(router, g, via);
+    for (const Path* p : legs.in) out.add_leg(*p);
+    for (const Path* p : legs.out) out.add_leg(*p);
   }
   return true;
 }
-
 // The paths of every send and group step, stream by stream (entropy = stream index, as
 // ScheduleExecutor gives an isolated run); false when a group crosses hosts.
 bool add_routes(const Schedule& s, std::span<const NodeIndex> rank_nodes, Router& router, PathList& out) {
@@ -159,10 +139,10 @@ std::string isolation_key(const Schedule& schedule, std::span<const NodeIndex> r
   std::string key;
   put_schedule(key, schedule);
   if (keying == IsolationKeying::by_paths) {
-    PathList paths;
+    PathList paths(router.topology());
     if (add_routes(schedule, rank_nodes, router, paths)) {
       key += 'P';
-      paths.put_renamed(key, router.topology());
+      key += paths.take();
       return key;
     }
   }

@@ -3,8 +3,9 @@
 // of what the fabric makes of the ranks' GPUs. For most fabrics that means the GPUs themselves. A
 // fabric that sees only the paths it is handed (Fabric::path_determined: flow, analytic) sees, of
 // the GPUs, only the links of the paths the router gives each (sender, receiver, entropy) the
-// executor asks for, their rates and latencies, and (for tie-breaks) their order. So the key lists
-// those paths with every link renamed by its rank among the links the run touches: two
+// executor asks for, with their rates and latencies; never a link's id (the max-min solver orders a
+// component's links by its own search). So the key lists those paths with every link renamed by its
+// first appearance: two
 // communicators that are images of each other under the topology's symmetry (the 64 tensor-parallel
 // groups of a 256-GPU cluster, one per host) get the same key and one simulation between them,
 // while ECMP collisions that differ, a slower link or another GPU order give different keys.
@@ -20,7 +21,7 @@ namespace weft {
 
 enum class IsolationKeying : uint8_t {
   by_nodes,  // the schedule and the GPUs it runs on
-  by_paths,  // the schedule and its paths up to an order-preserving renaming of links
+  by_paths,  // the schedule and its paths up to a renaming of links
 };
 
 // The key (bytes to compare, not to read). by_paths falls back to by_nodes for a schedule with a

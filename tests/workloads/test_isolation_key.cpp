@@ -107,12 +107,15 @@ TEST_CASE("isolation_key: another order of the same GPUs or another link rate is
   spec.nodes = 2;
   Topology t = build_cluster(spec);
   Simulation main(t, SimulationSetup{"flow"});
-  const std::vector<uint32_t> gpus{0, 8};
+  // Four GPUs on two hosts: ordered 0 1 8 9, the ring crosses the network twice; ordered 0 8 1 9,
+  // every hop does.
+  const std::vector<uint32_t> gpus{0, 1, 8, 9};
   const CollectivePlan plan = plan_collective(CollectiveOp::all_reduce, Bytes(1 << 20), t, spec, gpus);
-  const std::vector<NodeIndex> forward{t.gpus()[0], t.gpus()[8]}, backward{t.gpus()[8], t.gpus()[0]};
+  const std::vector<NodeIndex> forward{t.gpus()[0], t.gpus()[1], t.gpus()[8], t.gpus()[9]};
+  const std::vector<NodeIndex> mixed{t.gpus()[0], t.gpus()[8], t.gpus()[1], t.gpus()[9]};
   const std::string key = isolation_key(plan.schedule, forward, main.router(), IsolationKeying::by_paths);
   CHECK(key == isolation_key(plan.schedule, forward, main.router(), IsolationKeying::by_paths));
-  CHECK(key != isolation_key(plan.schedule, backward, main.router(), IsolationKeying::by_paths));
+  CHECK(key != isolation_key(plan.schedule, mixed, main.router(), IsolationKeying::by_paths));
   CHECK(key != isolation_key(plan.schedule, forward, main.router(), IsolationKeying::by_nodes));
   // The same GPUs on a network of 200G ports: the links are named alike, their rates are not.
   ClusterSpec slower_spec = spec;
