@@ -135,8 +135,8 @@ constexpr uint32_t kTracedLinks = 16;
 
 ScenarioResult simulate(const Scenario& scenario, bool show_progress, bool traces) {
   Progress progress(show_progress);
-  // Only a training replay polls often enough for Ctrl-C to wait for it.
-  PolledScope polled(scenario.training() != nullptr);
+  // Only a training replay and a serving run poll often enough for Ctrl-C to wait for them.
+  PolledScope polled(scenario.training() != nullptr || scenario.serving() != nullptr);
   return run_scenario(
       scenario, [&progress](const RunProgress& p) { return progress.poll(p); },
       RunRecording{.busiest_links = traces ? kTracedLinks : 0});

@@ -20,7 +20,10 @@ namespace {
 // The same checks run_scenario and replay make before simulating.
 void check_runnable(const Scenario& s) {
   build_system(s.system);
-  if (!s.training() && !s.traffic()) {
+  if (s.serving() && s.serving()->spec.tp > 1) {
+    require_simulations(s.fabric, 2, "fabrics", "serve with tp 1, or another fabric");
+  }
+  if (!s.training() && !s.traffic() && !s.serving()) {
     require_simulations(s.fabric, s.collectives().size(), "collectives", "keep one collective in the scenario");
   }
   if (s.training() && s.training()->timing == CollectiveTiming::isolated) {

@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include "scenarios/report.h"
+#include "scenarios/report_serving.h"
 #include "scenarios/report_training.h"
 #include "sim/core/errors.h"
 
@@ -71,6 +72,10 @@ std::vector<OutputFile> scenario_files(const ScenarioResult& result, const Chrom
     files.push_back({"variants.csv", [&result] { return training_csv(result); }});
     files.push_back({"collectives.csv", [&result] { return collectives_csv(result); }});
     add_traces(files, result, trace);
+  } else if (result.serving) {
+    files.push_back({"variants.csv", [&result] { return serving_csv(result); }});
+    files.push_back({"requests.csv", [&result] { return serving_requests_csv(result); }});
+    files.push_back({"trace.json", [&result] { return serving_trace(result); }});
   } else {
     files.push_back({"results.csv", [&result] { return format_scenario(result, OutputFormat::csv); }});
   }

@@ -1,10 +1,10 @@
 #include "scenarios/report.h"
 
-#include "scenarios/report_training.h"
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "scenarios/report_serving.h"
+#include "scenarios/report_training.h"
 #include "sim/core/errors.h"
 
 namespace weft {
@@ -209,6 +209,10 @@ std::string format_sweep(const SweepHeader& h, const std::vector<SweepRow>& rows
 }
 
 std::string format_scenario(const ScenarioResult& result, OutputFormat format) {
+  if (result.serving) {
+    if (format == OutputFormat::json) return serving_json(result);
+    return format == OutputFormat::csv ? serving_csv(result) : serving_table(result);
+  }
   if (result.training) {
     if (format == OutputFormat::json) return training_json(result);
     return format == OutputFormat::csv ? training_csv(result) : training_table(result);

@@ -36,6 +36,21 @@ struct WorkloadRun {
     result.cost = cost_of(scenario, topology, result.total, result.training->tokens);
   }
 
+  void operator()(const ServingWorkload& serving) {
+    std::function<bool(Time)> serving_poll;
+    if (poll) {
+      serving_poll = [&poll = poll, progress = progress](Time simulated) mutable {
+        progress.simulated = simulated;
+        return poll(progress);
+      };
+    }
+    const ServingInputs in{serving.spec,          serving.requests, topology,    scenario.system.cluster,
+                           scenario.simulation(), serving.profile,  serving.host};
+    result.serving = run_serving(in, serving_poll);
+    result.total = result.serving->metrics.duration;
+    result.cost = cost_of(scenario, topology, result.total, static_cast<double>(result.serving->metrics.output_tokens));
+  }
+
   void operator()(const TrafficSpec& traffic) {
     std::vector<FlowSpec> flows = make_traffic(traffic, scenario.system.ranks, scenario.seed);
     result.traffic = run_traffic(flows, topology, scenario.simulation());
@@ -62,7 +77,7 @@ ScenarioResult run_one(const Scenario& scenario, const RunPoll& poll, RunProgres
                        const RunRecording& recording) {
   check(poll, progress);
   Topology topology = build_system(scenario.system);
-  ScenarioResult result{scenario, {}, Time(), std::nullopt, std::nullopt, std::nullopt, {}};
+  ScenarioResult result{scenario, {}, Time(), std::nullopt, std::nullopt, std::nullopt, std::nullopt, {}};
   std::visit(WorkloadRun{scenario, topology, poll, progress, recording, result}, scenario.workload);
   return result;
 }

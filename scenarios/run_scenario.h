@@ -12,6 +12,7 @@
 #include "scenarios/run_cost.h"
 #include "scenarios/run_training.h"
 #include "scenarios/scenario.h"
+#include "workloads/serving/serving.h"
 
 namespace weft {
 
@@ -24,10 +25,12 @@ struct CollectiveOutcome {
 struct ScenarioResult {
   Scenario scenario;
   std::vector<CollectiveOutcome> collectives;
-  Time total;                               // training: the step time; collectives: their sum; traffic: the makespan
+  Time total;  // training: the step time; collectives: their sum; traffic: the makespan; serving: first arrival to last
+               // token
   std::optional<TrafficResult> traffic;     // set for a traffic workload
   std::optional<TrainingOutcome> training;  // set for a training workload
-  std::optional<CostOutcome> cost;          // a training workload on a catalogue system
+  std::optional<ServingOutcome> serving;    // set for a serving workload
+  std::optional<CostOutcome> cost;          // a training or serving workload on a catalogue system
   std::vector<ScenarioResult> variants;     // the compare: variants, in file order
 };
 

@@ -90,12 +90,16 @@ void read_fabric(const YamlMap& top, Scenario& s) {
 }
 
 void read_workload(const YamlMap& w, Scenario& s) {
-  if (int{w.has("collectives")} + int{w.has("traffic")} + int{w.has("model")} + int{w.has("trace")} != 1) {
+  if (int{w.has("collectives")} + int{w.has("traffic")} + int{w.has("model")} + int{w.has("trace")} +
+          int{w.has("serving")} !=
+      1) {
     throw ConfigError(w.location(), "workload",
-                      "expected one of model: (a training step), trace: (a traced step), collectives: or traffic: "
-                      "(exactly one of them)");
+                      "expected one of model: (a training step), trace: (a traced step), collectives:, traffic: or "
+                      "serving: (LLM inference) (exactly one of them)");
   }
-  if (w.has("model") || w.has("trace")) {
+  if (w.has("serving")) {
+    s.workload = read_serving(w.map("serving"), s.system, s.seed);
+  } else if (w.has("model") || w.has("trace")) {
     s.workload = read_training(w, s.system);
   } else if (w.has("traffic")) {
     s.workload = read_traffic(w, s.system.ranks);

@@ -1,7 +1,7 @@
 // A scenario as plain, checked structs: what `weft run` simulates. A system (a catalogue preset with
 // overrides, or a simple topology), a fabric model (with the packet fabric's configuration), a
 // workload (a training step of a model under a parallel plan, a list of collectives, or a traffic
-// pattern), and `compare:` variants, each the same scenario with some keys set otherwise.
+// pattern, or LLM inference serving), and `compare:` variants, each the same scenario with some keys set otherwise.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,7 @@
 #include "collectives/ring.h"
 #include "cost/plan.h"
 #include "scenarios/cost_section.h"
+#include "scenarios/serving_reader.h"
 #include "scenarios/traffic_reader.h"
 #include "scenarios/training_reader.h"
 #include "sim/core/errors.h"
@@ -49,8 +50,9 @@ struct CollectivesWorkload {
   std::vector<CollectiveSpec> items;  // at least one
 };
 
-// What a scenario simulates: collectives, a training step or a traffic pattern (exactly one).
-using ScenarioWorkload = std::variant<CollectivesWorkload, TrainingWorkload, TrafficSpec>;
+// What a scenario simulates: collectives, a training step, a traffic pattern or LLM serving (exactly
+// one).
+using ScenarioWorkload = std::variant<CollectivesWorkload, TrainingWorkload, TrafficSpec, ServingWorkload>;
 
 struct Scenario;
 
@@ -75,6 +77,7 @@ struct Scenario {
   // The workload's form when it is that form, else null (or, for collectives, an empty list).
   const TrainingWorkload* training() const { return std::get_if<TrainingWorkload>(&workload); }
   const TrafficSpec* traffic() const { return std::get_if<TrafficSpec>(&workload); }
+  const ServingWorkload* serving() const { return std::get_if<ServingWorkload>(&workload); }
   const std::vector<CollectiveSpec>& collectives() const;
   // `compare:` variants, run after this one (the baseline) and shown side by side.
   std::string baseline = "baseline";  // the baseline's column name (`compare_baseline:`)

@@ -4,6 +4,7 @@
 
 #include "cost/assumption_fields.h"
 #include "scenarios/scenario_fields.h"
+#include "scenarios/serving_fields.h"
 #include "scenarios/trace_workload.h"
 #include "scenarios/workload_fields.h"
 #include "sim/packet/packet_fields.h"
@@ -109,12 +110,28 @@ void add_workload_sections(std::vector<KeySection>& out) {
   }
 }
 
+// The serving form: its own keys, and the lengths of requests.prompt and requests.output.
+void add_serving_sections(std::vector<KeySection>& out) {
+  const ServingWorkload serving;
+  const LengthSpec length;
+  out.push_back(section<ServingWorkload>("workload.serving",
+                                         "workload: {serving: {model: NAME or {...}, parallel: {...}, requests: "
+                                         "{...}, scheduler: {...}, slo: {...}, host: {...}}}; also profile: (a file) "
+                                         "and requests.trace: (a CSV of arrival_s, prompt_tokens, output_tokens)",
+                                         "workload.serving.", serving_fields(), &serving));
+  out.push_back(section<LengthSpec>("workload.serving.requests.prompt",
+                                    "requests.prompt and requests.output: a length distribution (output defaults to "
+                                    "fixed 128, prompt to fixed 512)",
+                                    "workload.serving.requests.prompt.", length_fields(), &length));
+}
+
 }  // namespace
 
 std::vector<KeySection> scenario_keys() {
   std::vector<KeySection> out;
   add_frame_sections(out);
   add_workload_sections(out);
+  add_serving_sections(out);
   const cost::CostAssumptions assumptions;
   out.push_back(section<cost::CostAssumptions>("cost", "cost: {...}; also prices: {CATEGORY: {ITEM: USD or {...}}}",
                                                "cost.", cost::assumption_fields(), &assumptions));

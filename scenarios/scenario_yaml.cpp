@@ -9,6 +9,7 @@
 
 #include "cost/assumption_fields.h"
 #include "scenarios/scenario_fields.h"
+#include "scenarios/serving_fields.h"
 #include "scenarios/trace_workload.h"
 #include "scenarios/workload_fields.h"
 #include "sim/packet/packet_fields.h"
@@ -118,7 +119,27 @@ YAML::Node training_node(const TrainingWorkload& t) {
   return node;
 }
 
+YAML::Node serving_node(const ServingWorkload& w) {
+  YAML::Node node = fields_node(serving_fields(), w);
+  TrainingWorkload holder;  // the model's table is the training form's model.* keys
+  holder.spec.model = w.spec.model;
+  node["model"] = fields_node(training_fields(), holder)["model"];
+  if (in_catalogue(w.spec.model.name)) node["model"]["name"] = w.spec.model.name;
+  if (!w.trace_file.empty()) {
+    for (const char* key : {"arrivals", "rate", "cv", "count", "duration"}) node["requests"].remove(key);
+    node["requests"]["trace"] = absolute_path(w.trace_file);
+  } else {
+    node["requests"]["prompt"] = fields_node(length_fields(), w.stream.prompt);
+    node["requests"]["output"] = fields_node(length_fields(), w.stream.output);
+  }
+  if (!w.profile_file.empty()) node["profile"] = absolute_path(w.profile_file);
+  YAML::Node out(YAML::NodeType::Map);
+  out["serving"] = node;
+  return out;
+}
+
 YAML::Node workload_node(const ScenarioWorkload& w) {
+  if (const auto* s = std::get_if<ServingWorkload>(&w)) return serving_node(*s);
   if (const auto* c = std::get_if<CollectivesWorkload>(&w)) {
     YAML::Node node(YAML::NodeType::Map);
     for (const CollectiveSpec& item : c->items) node["collectives"].push_back(fields_node(collective_fields(), item));

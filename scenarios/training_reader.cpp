@@ -17,25 +17,6 @@
 namespace weft {
 namespace {
 
-// `model: NAME`, or a map of ModelConfig fields on top of the catalogue model `name:` (if any).
-void read_model(const YamlMap& w, TrainingWorkload& t) {
-  ModelConfig& c = t.spec.model;
-  if (!w.is_map("model")) {
-    c = at(w.location("model"), [&] { return model(w.string("model")); });
-    return;
-  }
-  const YamlMap m = w.map("model");
-  c = m.has("name") ? at(m.location("name"), [&] { return model(m.string("name")); }) : ModelConfig{};
-  if (!m.has("name")) c.name = "custom";
-  read_fields(m, training_fields(), "model.", t);
-  if (!m.has("kv_heads") && c.kv_heads == 0) c.kv_heads = c.heads;  // MHA unless told
-  m.reject_unknown_keys();
-  at(m.location(), [&] {
-    check(c);
-    return 0;
-  });
-}
-
 // `parallel:`; without it, pure data parallelism over the GPUs. dp defaults to what tp·pp·cp
 // leave, and virtual stages imply the interleaved schedule.
 void read_parallel(const YamlMap& w, TrainingWorkload& t, uint32_t gpus) {
@@ -125,6 +106,23 @@ void check_memory(const TrainingWorkload& t, const catalogue::GpuSpec& gpu) {
 
 }  // namespace
 
+ModelConfig read_model(const YamlMap& w) {
+  if (!w.is_map("model")) return at(w.location("model"), [&] { return model(w.string("model")); });
+  TrainingWorkload t;
+  ModelConfig& c = t.spec.model;
+  const YamlMap m = w.map("model");
+  c = m.has("name") ? at(m.location("name"), [&] { return model(m.string("name")); }) : ModelConfig{};
+  if (!m.has("name")) c.name = "custom";
+  read_fields(m, training_fields(), "model.", t);
+  if (!m.has("kv_heads") && c.kv_heads == 0) c.kv_heads = c.heads;  // MHA unless told
+  m.reject_unknown_keys();
+  at(m.location(), [&] {
+    check(c);
+    return 0;
+  });
+  return c;
+}
+
 TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
   if (w.has("trace")) return read_traced(w, system);
   if (system.preset.empty()) {
@@ -134,7 +132,7 @@ TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
   }
   TrainingWorkload t;
   t.where = w.location();
-  read_model(w, t);
+  t.spec.model = read_model(w);
   read_parallel(w, t, system.ranks);
   const YamlMap batch = w.map("batch");
   read_fields(batch, training_fields(), "batch.", t);

@@ -41,6 +41,10 @@ struct TrainingWorkload {
   std::string calibration_file;
 };
 
+// `model: NAME` (the catalogue), or a map of ModelConfig fields (training_fields()' model.*) on top of
+// the catalogue model `name:` when given; checked. Shared by the training and serving forms.
+ModelConfig read_model(const YamlMap& workload);
+
 // Keys: model (a name, or a map: `name:` of a catalogue model to start from and any ModelConfig
 // field), parallel, batch and the top-level knobs of training_fields() (workload_fields.h), plus
 // profile and calibration (files, relative to the scenario). dp defaults to GPUs / (tp pp cp).

@@ -25,3 +25,5 @@ run_short pod 'speedup' dgx-h100-pod-llama3-70b.yaml system.nodes=8 workload.bat
 run_short mixtral 'exp\.EP' mixtral-64gpu-expert-parallel.yaml system.nodes=1 workload.batch.global=8 workload.seq_len=1024
 run_short gpt3 'TFLOP/s' gpt3-175b-1024-a100.yaml system.nodes=16 workload.parallel.dp=1 workload.batch.global=16
 run_short resnet-trace 'replayed from the trace: 16 ranks' resnet50-trace-fabrics.yaml
+run_short serving-8b 'side by side' serving-8b-gpus.yaml workload.serving.requests.count=200
+run_short serving-70b 'NVSwitch, tp 8' serving-70b-tp-pcie-vs-nvlink.yaml workload.serving.requests.count=60

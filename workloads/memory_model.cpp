@@ -28,14 +28,6 @@ constexpr double kNcclChannels = 16;
 // PyTorch's caching allocator's fragmentation [unverified, no measurement cited yet]: 5 % of the rest.
 constexpr double kFragmentation = 0.05;
 
-// NCCL's buffers of one rank: a ring's connection per channel in each communicator of more than one
-// rank (tensor, context, expert, data and pipeline parallelism).
-double nccl_buffer_bytes(const ParallelSizes& p) {
-  int communicators = 0;
-  for (uint32_t size : {p.tp, p.cp, p.ep, p.dp, p.pp}) communicators += size > 1 ? 1 : 0;
-  return communicators * kNcclChannels * kNcclConnectionBytes;
-}
-
 // Activation bytes one layer keeps for one micro-batch on one rank (Korthikanti et al. 2022,
 // arXiv:2205.05198, Table 2, 2-byte activations): s b h (34 + 5 a s / h) without parallelism;
 // tensor parallelism with sequence parallelism divides all of it by t, without SP only 24 of the 34
@@ -89,13 +81,21 @@ MemoryBreakdown stage_memory(const TrainingSpec& spec, const catalogue::GpuSpec&
   // The loss keeps fp32 logits, s b V / t x 4 bytes, for each micro-batch the last stage holds.
   if (last)
     out.activations += 4.0 * spec.seq_len / par.cp * spec.micro_batch * m.vocab / par.tp * in_flight(spec, stage);
-  out.fixed = kContextBytes + nccl_buffer_bytes(par) +
+  out.fixed = cuda_context_bytes() + nccl_buffer_bytes(par) +
               kFragmentation * (out.weights + out.gradients + out.optimizer + out.activations);
   out.capacity = static_cast<double>(gpu.memory.count());
   return out;
 }
 
 }  // namespace
+
+double cuda_context_bytes() { return kContextBytes; }
+
+double nccl_buffer_bytes(const ParallelSizes& p) {
+  int communicators = 0;
+  for (uint32_t size : {p.tp, p.cp, p.ep, p.dp, p.pp}) communicators += size > 1 ? 1 : 0;
+  return communicators * kNcclChannels * kNcclConnectionBytes;
+}
 
 MemoryBreakdown training_memory(const TrainingSpec& spec, const catalogue::GpuSpec& gpu) {
   MemoryBreakdown worst = stage_memory(spec, gpu, 0);

@@ -24,6 +24,12 @@ struct MemoryBreakdown {  // bytes on the busiest GPU
   bool fits() const { return total() <= capacity; }
 };
 
+// The fixed costs every GPU pays, training or serving: the CUDA context with PyTorch's kernels, and
+// NCCL's buffers of one rank (a ring's connection per channel in each communicator of more than one
+// rank: tensor, context, expert, data and pipeline parallelism). Bytes; sources in memory_model.cpp.
+double cuda_context_bytes();
+double nccl_buffer_bytes(const ParallelSizes& p);
+
 MemoryBreakdown training_memory(const TrainingSpec& spec, const catalogue::GpuSpec& gpu);
 
 // "71.3 GiB (weights 10.2, gradients 20.4, optimizer 30.6, activations 8.1, fixed 2.0) of 80.0 GiB"

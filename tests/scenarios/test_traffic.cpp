@@ -173,7 +173,7 @@ TEST_CASE("bad traffic names file, line, column and what was expected", "[traffi
              Catch::StartsWith("t.yaml:7:12: traffic: unknown pattern 'broadcast'") && Catch::Contains("permutation"));
   CHECK_THAT(error_of(with(kIncast, "  traffic: incast\n", "  traffic: incast\n  collectives: []\n")),
              Catch::StartsWith("t.yaml:7:3: workload: expected one of model: (a training step), trace: (a traced "
-                               "step), collectives: or traffic:"));
+                               "step), collectives:, traffic: or serving:"));
   CHECK_THAT(error_of(with(kIncast, "  bytes: 1MB\n", "")), Catch::StartsWith("t.yaml:7:3: bytes: missing"));
   const std::string flows =
       with(kIncast, "incast\n  senders: 4\n  bytes: 1MB\n", "flows\n  flows:\n    - {src: 1, dst: 2, bytes: 4KB}\n");

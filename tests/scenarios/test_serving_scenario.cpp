@@ -1,0 +1,122 @@
+// The serving form of a scenario (scenarios/serving_reader.h), its request traces (request_trace_file.h),
+// its errors at file:line:column, its round trip through `weft validate --resolved` and its report.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "scenarios/report.h"
+#include "scenarios/request_trace_file.h"
+#include "scenarios/run_scenario.h"
+#include "scenarios/scenario.h"
+#include "scenarios/scenario_yaml.h"
+#include "sim/core/errors.h"
+
+using namespace weft;
+
+namespace {
+
+std::string serving_text(const std::string& serving) {
+  return "name: serve\nsystem: {name: dgx-h100}\nworkload:\n  serving:\n" + serving;
+}
+
+const std::string kGood = serving_text(
+    "    model: llama-3-8b\n"
+    "    parallel: {tp: 2, replicas: 2}\n"
+    "    requests: {arrivals: poisson, rate: 5, count: 50, prompt: {distribution: uniform, mean: 300, spread: 100},\n"
+    "               output: {mean: 20}}\n"
+    "    scheduler: {max_seqs: 64}\n"
+    "    slo: {ttft: 200ms}\n");
+
+}  // namespace
+
+TEST_CASE("a request trace: columns by name, sorted by arrival", "[serving]") {
+  const std::vector<Request> r = parse_request_trace(
+      "# comment\noutput_tokens,arrival_s,prompt_tokens,user\n5,0.5,100,a\n\n7,0.25,200,b\n", "t.csv");
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].arrival == Time::ms(250));
+  CHECK(r[0].prompt == 200);
+  CHECK(r[0].output == 7);
+  CHECK(r[1].id == 1);
+}
+
+TEST_CASE("a malformed request trace names the file, line and column", "[serving]") {
+  CHECK_THROWS_WITH(parse_request_trace("arrival_s,prompt_tokens\n0,1\n", "t.csv"),
+                    Catch::Contains("t.csv:1:1") && Catch::Contains("no column output_tokens"));
+  CHECK_THROWS_WITH(
+      parse_request_trace("arrival_s,prompt_tokens,output_tokens\n0,10,5\n1.5, x12,3\n", "t.csv"),
+      Catch::Contains("t.csv:3:6") && Catch::Contains("prompt_tokens") && Catch::Contains("expected a whole number"));
+  CHECK_THROWS_WITH(parse_request_trace("arrival_s,prompt_tokens,output_tokens\n-1,10,5\n", "t.csv"),
+                    Catch::Contains("t.csv:2:1") && Catch::Contains("seconds >= 0"));
+  CHECK_THROWS_WITH(parse_request_trace("arrival_s,prompt_tokens,output_tokens\n1,10\n", "t.csv"),
+                    Catch::Contains("t.csv:2") && Catch::Contains("output_tokens"));
+  CHECK_THROWS_WITH(parse_request_trace("arrival_s,prompt_tokens,output_tokens\n", "t.csv"),
+                    Catch::Contains("no requests"));
+}
+
+TEST_CASE("a serving scenario reads into its spec and draws its requests", "[serving]") {
+  const Scenario s = load_scenario_text(kGood, "serve.yaml");
+  REQUIRE(s.serving() != nullptr);
+  const ServingWorkload& w = *s.serving();
+  CHECK(w.spec.model.name == "llama-3-8b");
+  CHECK(w.spec.tp == 2);
+  CHECK(w.spec.replicas == 2);
+  CHECK(w.spec.limits.max_seqs == 64);
+  CHECK(w.spec.slo.ttft == Time::ms(200));
+  CHECK(w.gpu == "h100-sxm");
+  REQUIRE(w.requests.size() == 50);
+  for (const Request& r : w.requests) {
+    CHECK(r.prompt >= 200);
+    CHECK(r.prompt <= 400);
+    CHECK(r.output == 20);
+  }
+  CHECK(w.kv.blocks > 0);
+}
+
+TEST_CASE("serving mistakes are errors at their key", "[serving]") {
+  CHECK_THROWS_WITH(load_scenario_text(serving_text("    model: llama-3-8b\n    requests: {count: 5, rate: 1}\n"
+                                                    "    paralel: {tp: 2}\n"),
+                                       "s.yaml"),
+                    Catch::Contains("s.yaml:7:5") && Catch::Contains("paralel"));
+  CHECK_THROWS_WITH(load_scenario_text(serving_text("    model: llama-3-8b\n"), "s.yaml"),
+                    Catch::Contains("requests") && Catch::Contains("missing"));
+  CHECK_THROWS_WITH(
+      load_scenario_text(serving_text("    model: llama-3-8b\n    requests: {count: 5, rate: 0}\n"), "s.yaml"),
+      Catch::Contains("s.yaml:6") && Catch::Contains("rate must be above 0"));
+  CHECK_THROWS_WITH(load_scenario_text(
+                        serving_text("    model: llama-3-8b\n    weights: int3\n    requests: {count: 5}\n"), "s.yaml"),
+                    Catch::Contains("s.yaml:6") && Catch::Contains("int4"));
+  CHECK_THROWS_WITH(
+      load_scenario_text(serving_text("    model: llama-3-8b\n    requests: {trace: t.csv, rate: 3}\n"), "s.yaml"),
+      Catch::Contains("no generated stream beside it"));
+  // 70B in bf16 (141 GB) on one 80 GB GPU.
+  CHECK_THROWS_WITH(load_scenario_text(serving_text("    model: llama-3-70b\n    requests: {count: 5}\n"), "s.yaml"),
+                    Catch::Contains("s.yaml:5:5") && Catch::Contains("does not leave room for the KV cache"));
+  CHECK_THROWS_WITH(load_scenario_text(serving_text("    model: llama-3-8b\n    parallel: {tp: 8, replicas: 2}\n"
+                                                    "    requests: {count: 5}\n"),
+                                       "s.yaml"),
+                    Catch::Contains("16 GPUs, but the system has 8"));
+  CHECK_THROWS_WITH(
+      load_scenario_text(serving_text("    model: llama-3-8b\n    requests: {count: 5, prompt: {mean: 9000}}\n"),
+                         "s.yaml"),
+      Catch::Contains("request 0 needs 9128 tokens"));
+}
+
+TEST_CASE("a serving scenario written back reads to the same run", "[serving]") {
+  const Scenario s = load_scenario_text(kGood, "serve.yaml");
+  const std::string yaml = scenario_yaml(s);
+  const Scenario again = load_scenario_text(yaml, "resolved.yaml");
+  REQUIRE(again.serving() != nullptr);
+  CHECK(again.serving()->requests.size() == s.serving()->requests.size());
+  CHECK(again.serving()->requests.back().arrival == s.serving()->requests.back().arrival);
+  CHECK(again.serving()->spec.limits.max_seqs == 64);
+  CHECK(format_scenario(run_scenario(again), OutputFormat::csv) == format_scenario(run_scenario(s), OutputFormat::csv));
+}
+
+TEST_CASE("a serving report has the latency table and the cost per million tokens", "[serving]") {
+  const ScenarioResult r = run_scenario(load_scenario_text(kGood, "serve.yaml"));
+  const std::string table = format_scenario(r, OutputFormat::table);
+  CHECK_THAT(table, Catch::Contains("ttft") && Catch::Contains("tpot") && Catch::Contains("per M output tokens") &&
+                        Catch::Contains("50 requests"));
+  const std::string json = format_scenario(r, OutputFormat::json);
+  CHECK_THAT(json, Catch::Contains("\"goodput_requests_per_s\"") && Catch::Contains("\"series\""));
+}

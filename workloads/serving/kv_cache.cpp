@@ -1,0 +1,71 @@
+#include "workloads/serving/kv_cache.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/errors.h"
+#include "workloads/memory_model.h"
+
+namespace weft {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+// Activation bytes per token: 2-byte activations; the live set peaks in the MLP, where the residual
+// stream and the norm's output (2h) sit beside the gate and up projections and their product (3f/t for
+// SwiGLU, 2f/t for GELU). vLLM reserves the peak of a profiling forward pass of max_batched_tokens
+// tokens (Worker.determine_num_available_blocks) [the live-set formula is weft's estimate of it].
+double activation_bytes_per_token(const ModelConfig& m, uint32_t tp) {
+  const double matrices = m.gated_mlp ? 3 : 2;
+  return 2.0 * (2.0 * m.hidden + matrices * m.ffn * static_cast<double>(m.top_k) / tp);
+}
+
+}  // namespace
+
+double kv_bytes_per_token(const ModelConfig& m, Precision kv, uint32_t tp) {
+  const double heads = std::max(1.0, static_cast<double>(m.kv_heads) / tp);
+  return 2.0 * m.layers * heads * head_dim(m) * element_bytes(kv);
+}
+
+double weight_bytes_per_gpu(const ModelConfig& m, WeightFormat f, uint32_t tp) {
+  return static_cast<double>(total_params(m)) * bytes_per_weight(f) / tp;
+}
+
+KvCapacity kv_capacity(const ServingSpec& spec, const catalogue::GpuSpec& gpu) {
+  KvCapacity c;
+  c.usable = static_cast<double>(gpu.memory.count()) * spec.limits.gpu_memory_utilization;
+  c.weights = weight_bytes_per_gpu(spec.model, spec.weights, spec.tp);
+  c.activations = spec.limits.max_batched_tokens * activation_bytes_per_token(spec.model, spec.tp);
+  ParallelSizes parallel;
+  parallel.tp = spec.tp;
+  c.fixed = cuda_context_bytes() + nccl_buffer_bytes(parallel);
+  c.kv = c.usable - c.weights - c.activations - c.fixed;
+  c.bytes_per_token = kv_bytes_per_token(spec.model, spec.kv, spec.tp);
+  c.block_tokens = spec.limits.block_tokens;
+  const double block = c.bytes_per_token * c.block_tokens;
+  c.blocks = c.kv > 0 ? static_cast<uint64_t>(std::floor(c.kv / block)) : 0;
+  return c;
+}
+
+std::string describe(const KvCapacity& c) {
+  return fmt::format(
+      "KV cache {:.1f} GiB = {} tokens (weights {:.1f}, activations {:.1f}, fixed {:.1f} of {:.1f} GiB "
+      "usable per GPU)",
+      std::max(0.0, c.kv) / kGiB, c.tokens(), c.weights / kGiB, c.activations / kGiB, c.fixed / kGiB, c.usable / kGiB);
+}
+
+void require_room(const KvCapacity& c, const ServingSpec& spec, const catalogue::GpuSpec& gpu,
+                  uint64_t longest_request) {
+  const uint64_t blocks_needed = (longest_request + c.block_tokens - 1) / c.block_tokens;
+  if (c.blocks >= std::max<uint64_t>(1, blocks_needed)) return;
+  const std::string what = c.blocks == 0
+                               ? fmt::format("{} does not leave room for the KV cache", spec.model.name)
+                               : fmt::format("the KV cache holds {} tokens, fewer than the longest request's {}",
+                                             c.tokens(), longest_request);
+  throw ConfigError(
+      fmt::format("{} on {} with tp {}: {}: {}; try a larger tp, narrower weights (fp8, int8, int4), "
+                  "an fp8 KV cache, fewer max_batched_tokens or a GPU with more memory",
+                  spec.model.name, gpu.name, spec.tp, what, describe(c)));
+}
+
+}  // namespace weft

@@ -1,0 +1,120 @@
+#include "workloads/serving/scheduler.h"
+
+#include <algorithm>
+
+#include "sim/core/errors.h"
+
+namespace weft {
+
+ReplicaScheduler::ReplicaScheduler(const SchedulerLimits& limits, uint64_t kv_blocks, std::vector<Sequence>& sequences)
+    : limits_(limits), blocks_total_(kv_blocks), blocks_free_(kv_blocks), seqs_(sequences) {}
+
+// Blocks for `tokens` more beyond what is computed; false (nothing taken) when too few are free.
+bool ReplicaScheduler::allocate(Sequence& s, uint32_t tokens) {
+  const uint64_t need = (static_cast<uint64_t>(s.computed) + tokens + limits_.block_tokens - 1) / limits_.block_tokens;
+  const uint64_t more = need > s.blocks ? need - s.blocks : 0;
+  if (more > blocks_free_) return false;
+  blocks_free_ -= more;
+  s.blocks += static_cast<uint32_t>(more);
+  return true;
+}
+
+void ReplicaScheduler::preempt_last() {
+  const uint32_t id = running_.back();
+  running_.pop_back();
+  Sequence& s = seqs_[id];
+  blocks_free_ += s.blocks;
+  s.blocks = 0;
+  s.computed = 0;
+  ++s.preemptions;
+  waiting_.push_front(id);
+}
+
+void ReplicaScheduler::add_to_shape(BatchShape& shape, const Sequence& s, uint32_t tokens) const {
+  const uint32_t p = s.computed;
+  const bool samples = p + tokens >= s.known();
+  ++shape.seqs;
+  shape.sampled += samples ? 1 : 0;
+  if (tokens == 1 && p >= s.prompt && samples) {  // a decode: one token from the cache
+    ++shape.decode_seqs;
+    shape.decode_context += p + 1;
+    return;
+  }
+  shape.prefill_tokens += tokens;
+  shape.prefill_pairs += static_cast<double>(tokens) * (p + (tokens + 1) / 2.0);
+  shape.prefill_context += p;
+}
+
+void ReplicaScheduler::schedule_running(ScheduledBatch& batch, uint32_t& budget, bool& preempted) {
+  for (size_t i = 0; i < running_.size() && budget > 0;) {
+    const uint32_t id = running_[i];
+    Sequence& s = seqs_[id];
+    const uint32_t tokens = std::min(s.known() - s.computed, budget);
+    bool scheduled = true;
+    while (!allocate(s, tokens)) {
+      const bool self = running_.back() == id;
+      preempt_last();
+      preempted = true;
+      if (self) {
+        scheduled = false;
+        break;
+      }
+    }
+    if (!scheduled) break;
+    add_to_shape(batch.shape, s, tokens);
+    batch.items.push_back({id, tokens});
+    budget -= tokens;
+    ++i;
+  }
+}
+
+void ReplicaScheduler::admit_waiting(ScheduledBatch& batch, uint32_t& budget) {
+  while (!waiting_.empty() && budget > 0 && running_.size() < limits_.max_seqs) {
+    const uint32_t id = waiting_.front();
+    Sequence& s = seqs_[id];
+    const uint32_t left = s.known() - s.computed;
+    if (!limits_.chunked_prefill && left > budget) break;
+    const uint32_t tokens = std::min(left, budget);
+    if (!allocate(s, tokens)) break;
+    waiting_.pop_front();
+    running_.push_back(id);
+    add_to_shape(batch.shape, s, tokens);
+    batch.items.push_back({id, tokens});
+    budget -= tokens;
+  }
+}
+
+ScheduledBatch ReplicaScheduler::schedule() {
+  ScheduledBatch batch;
+  uint32_t budget = limits_.max_batched_tokens;
+  bool preempted = false;
+  schedule_running(batch, budget, preempted);
+  if (!preempted) admit_waiting(batch, budget);
+  return batch;
+}
+
+uint32_t ReplicaScheduler::complete(const ScheduledBatch& batch, Time now,
+                                    std::unordered_map<int64_t, uint64_t>& token_gaps) {
+  uint32_t finished = 0;
+  for (const ScheduledSequence& item : batch.items) {
+    Sequence& s = seqs_[item.id];
+    s.computed += item.tokens;
+    if (s.computed < s.known()) continue;  // a prefill chunk short of the end samples nothing
+    if (s.generated == 0) {
+      s.first_token = now;
+    } else {
+      ++token_gaps[(now - s.last_token).ps()];
+    }
+    s.last_token = now;
+    ++s.generated;
+    if (!s.finished()) continue;
+    s.finish = now;
+    blocks_free_ += s.blocks;
+    s.blocks = 0;
+    running_.erase(std::find(running_.begin(), running_.end(), item.id));
+    ++finished;
+  }
+  return finished;
+}
+
+}  // namespace weft

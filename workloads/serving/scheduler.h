@@ -1,0 +1,79 @@
+// One replica's scheduler in the manner of vLLM's V1 engine (vllm/v1/core/sched/scheduler.py):
+// continuous batching, each iteration within a token budget (max_batched_tokens) and a sequence
+// limit (max_seqs). Running sequences go first, in admission order, each with its next tokens (one for
+// a decode, the rest of its prompt, or a chunk of it, for a prefill); KV blocks are allocated as they
+// grow, and when none is free the most recently admitted running sequence is preempted (its blocks
+// freed, queued again at the front, its tokens recomputed later: vLLM's recompute mode). Only when
+// nothing was preempted are waiting sequences admitted, first come first served, while the budget,
+// the sequence limit and free blocks allow; without chunked prefill a prompt must fit the budget whole.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "workloads/serving/iteration_cost.h"
+#include "workloads/serving/serving_spec.h"
+
+namespace weft {
+
+struct Sequence {
+  uint32_t prompt = 0;
+  uint32_t output = 0;
+  uint32_t computed = 0;   // tokens whose K and V are in the cache
+  uint32_t generated = 0;  // output tokens sampled so far
+  uint32_t blocks = 0;     // KV blocks held
+  uint32_t preemptions = 0;
+  Time arrival, first_token, last_token, finish;
+  // Tokens known so far: the prompt and what was generated (a preempted sequence recomputes them all).
+  uint32_t known() const { return prompt + generated; }
+  bool finished() const { return generated >= output; }
+};
+
+struct ScheduledSequence {
+  uint32_t id = 0;      // index into the sequences
+  uint32_t tokens = 0;  // computed this iteration
+};
+
+struct ScheduledBatch {
+  std::vector<ScheduledSequence> items;
+  BatchShape shape;
+  bool empty() const { return items.empty(); }
+};
+
+class ReplicaScheduler {
+ public:
+  // `sequences` is shared by every replica and outlives the scheduler.
+  ReplicaScheduler(const SchedulerLimits& limits, uint64_t kv_blocks, std::vector<Sequence>& sequences);
+
+  void add(uint32_t id) { waiting_.push_back(id); }
+  // The next iteration's batch (empty when nothing can run).
+  ScheduledBatch schedule();
+  // The batch ran and ended at `now`: computed tokens advance; sequences that reached the end of their
+  // known tokens sample one (the time since its previous token counted in `token_gaps`, ps -> count);
+  // finished ones free their blocks. Returns how many finished.
+  uint32_t complete(const ScheduledBatch& batch, Time now, std::unordered_map<int64_t, uint64_t>& token_gaps);
+
+  size_t waiting() const { return waiting_.size(); }
+  size_t running() const { return running_.size(); }
+  uint64_t blocks_used() const { return blocks_total_ - blocks_free_; }
+  uint64_t blocks_total() const { return blocks_total_; }
+  uint64_t unfinished() const { return waiting_.size() + running_.size(); }
+
+ private:
+  bool allocate(Sequence& s, uint32_t tokens);
+  void preempt_last();
+  void schedule_running(ScheduledBatch& batch, uint32_t& budget, bool& preempted);
+  void admit_waiting(ScheduledBatch& batch, uint32_t& budget);
+  void add_to_shape(BatchShape& shape, const Sequence& s, uint32_t tokens) const;
+
+  SchedulerLimits limits_;
+  uint64_t blocks_total_ = 0;
+  uint64_t blocks_free_ = 0;
+  std::vector<Sequence>& seqs_;
+  std::deque<uint32_t> waiting_;
+  std::vector<uint32_t> running_;  // in admission order
+};
+
+}  // namespace weft

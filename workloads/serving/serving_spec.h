@@ -1,0 +1,62 @@
+// What a serving workload is: a model in a weight and KV-cache format, one replica's parallelism, how
+// many replicas, a vLLM-style scheduler's limits, a request stream and the latency objectives.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "workloads/compute_model.h"
+#include "workloads/model.h"
+#include "workloads/serving/requests.h"
+
+namespace weft {
+
+// Stored weight format. int8 and int4 are weight-only quantisation (AWQ, GPTQ, W8A16): the kernels
+// read the narrow weights and multiply in 16 bits, so they save bytes, not FLOPs. fp8 (W8A8) also
+// runs its GEMMs at the fp8 tensor-core rate.
+enum class WeightFormat : uint8_t { bf16, fp16, fp8, int8, int4 };
+std::string_view to_string(WeightFormat f);
+WeightFormat parse_weight_format(std::string_view text);  // ConfigError listing the five
+double bytes_per_weight(WeightFormat f);                  // 2, 2, 1, 1, 0.5
+Precision gemm_precision(WeightFormat f);                 // fp8 for fp8, else bf16
+
+// vLLM's scheduler knobs (V1 engine; defaults and their sources in serving_spec.cpp).
+struct SchedulerLimits {
+  uint32_t max_batched_tokens = 8192;   // tokens one iteration computes, prefill chunks and decodes together
+  uint32_t max_seqs = 256;              // sequences running at once
+  bool chunked_prefill = true;          // a prompt may be split over iterations
+  uint32_t block_tokens = 16;           // KV-cache block (page) size, tokens
+  double gpu_memory_utilization = 0.9;  // of each GPU's memory the engine may take
+  bool cuda_graphs = true;              // decode-only batches replay captured graphs
+  uint32_t max_graph_batch = 512;       // the largest captured batch; bigger ones run eagerly
+};
+
+// Latency objectives; a zero is no objective. A request meets them when all hold (vLLM
+// benchmark_serving's --goodput).
+struct ServingSlo {
+  Time ttft;  // time to first token
+  Time tpot;  // time per output token after the first
+  Time e2e;   // arrival to last token
+};
+
+struct ServingSpec {
+  ModelConfig model;
+  WeightFormat weights = WeightFormat::bf16;
+  Precision kv = Precision::bf16;  // KV-cache elements: bf16, fp16 or fp8
+  uint32_t tp = 1;                 // tensor-parallel GPUs per replica
+  uint32_t replicas = 1;           // data-parallel copies, each with its own scheduler and KV cache
+  SchedulerLimits limits;
+  ServingSlo slo;
+  // The client's limit on requests in flight (vLLM benchmark_serving's --max-concurrency): a request
+  // that arrives while this many are unfinished waits at the client, and its latencies count from
+  // when it is sent. 0: no limit (open loop).
+  uint32_t max_concurrency = 0;
+};
+
+// Throws ConfigError: heads or KV heads not divisible by tp (nor tp by KV heads), tp·replicas above
+// the system's GPUs, a KV format other than bf16/fp16/fp8, the GPU lacking fp8 for fp8 weights, limits
+// of zero, a utilisation outside (0, 1].
+void check(const ServingSpec& spec, uint32_t gpus, const catalogue::GpuSpec& gpu);
+
+}  // namespace weft
