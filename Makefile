@@ -43,10 +43,15 @@ test-asan: deps
 # predictions in build/validate_collectives.csv. Then training steps against
 # published runs (Megatron-LM SC21, NeMo Llama 3.1 on DGX H100, MosaicML llm-foundry MPT on A100): error
 # per row, the median signed and absolute error per family, rows in
-# build/validate_training.csv (rows over --max-gpus, default 512, are skipped and listed).
+# build/validate_training.csv (rows over --max-gpus, default 512, are skipped and listed). Then LLM
+# serving against published TensorRT-LLM, vLLM, SGLang, gpt-fast and llama.cpp measurements
+# (bench/serving/validation.csv, sources in bench/serving/SOURCES.md): per row the throughput and
+# median latencies with the error, the median |error| of each against issue 20's targets, the rows
+# not described and why; rows in build/validate_serving.csv.
 validate: build
 	@$(BUILD)/bench/weft_validate_collectives ../shared/validation/collectives.csv $(BUILD)/validate_collectives.csv
 	@$(BUILD)/bench/weft_validate_training ../shared/validation/training.csv $(BUILD)/validate_training.csv
+	@$(BUILD)/bench/weft_validate_serving bench/serving/validation.csv $(BUILD)/validate_serving.csv
 
 # The fabric models against each other on an idle cluster, the whole matrix (make test runs the short
 # form): every preset at 1, 2 and 4 nodes, every algorithm/protocol, four operations, 1 MiB to 1 GiB;

@@ -59,7 +59,8 @@ int64_t to_integer(long double value, std::string_view what, std::string_view te
 }
 
 constexpr Unit kTimeUnits[] = {
-    {"", 1e12L}, {"s", 1e12L}, {"ms", 1e9L}, {"us", 1e6L}, {"µs", 1e6L}, {"ns", 1e3L}, {"ps", 1.0L},
+    {"", 1e12L},  {"h", 3.6e15L}, {"min", 6e13L}, {"s", 1e12L}, {"ms", 1e9L},
+    {"us", 1e6L}, {"µs", 1e6L},   {"ns", 1e3L},   {"ps", 1.0L},
 };
 
 constexpr Unit kSizeUnits[] = {
@@ -106,7 +107,7 @@ constexpr Unit kRateUnits[] = {
 }  // namespace
 
 Time parse_time(std::string_view text, std::string_view what) {
-  constexpr std::string_view expected = "a duration such as 1.5us, 250ns, 2ms or 1e-6 (seconds)";
+  constexpr std::string_view expected = "a duration such as 1.5us, 250ns, 2ms, 30s, 5min, 1h or 1e-6 (seconds)";
   return Time::ps(to_integer(scaled(text, what, expected, kTimeUnits), what, text));
 }
 

@@ -24,6 +24,8 @@ TEST_CASE("time strings", "[units]") {
   CHECK(parse_time("10ps") == Time::ps(10));
   CHECK(parse_time("1e-6") == Time::us(1));  // a plain number is seconds
   CHECK(parse_time(" 3 s ") == Time::ms(3000));
+  CHECK(parse_time("2min") == Time::ms(120'000));
+  CHECK(parse_time("1h") == Time::ms(3'600'000));
 }
 
 TEST_CASE("size strings", "[units]") {
