@@ -1,7 +1,8 @@
 // weft plan SCENARIO --target-step-time T | --budget USD: runs the scenario, its compare: variants and
 // every point of a declared grid (`plan: {grid: ...}` in the file, or --grid KEY=V1,V2), prices each
 // configuration, and names the cheapest that meets the target step time or the fastest within the
-// budget, with the time-against-cost frontier.
+// budget, with the time-against-cost frontier. A serving scenario: the cheapest configuration meeting
+// its SLO at its request rate, or (--max-rate) the highest rate each serves within it.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -16,6 +17,7 @@
 #include "scenarios/plan_search.h"
 #include "scenarios/run_scenario.h"
 #include "scenarios/scenario.h"
+#include "scenarios/serving_plan.h"
 #include "sim/core/errors.h"
 #include "topologies/catalogue/gpus.h"
 #include "workloads/memory_model.h"
@@ -32,6 +34,8 @@ struct PlanArgs {
   std::string metric = "capital";  // capital | step
   std::string search;              // "parallel": the best parallel plan of each configuration
   size_t top = 0;                  // 0: the scenario's plan: top: (default 5)
+  double attainment = 0.9;         // serving: the share of requests that must meet the SLO
+  bool max_rate = false;           // serving: the highest rate each configuration serves within it
 };
 
 // "system.node.nic=cx6,cx7" -> {key, {cx6, cx7}}.
@@ -68,7 +72,15 @@ std::vector<Candidate> candidates(const PlanArgs& a, const Scenario& base) {
     std::vector<std::string> sets = a.sets;
     for (const auto& [key, value] : point) sets.push_back(key + "=" + value);
     if (base.training()) sets.emplace_back("workload.allow_oom=true");  // a point that does not fit is left out
-    Scenario s = load_scenario_file(a.scenario, sets);
+    std::optional<Scenario> loaded;
+    try {
+      loaded = load_scenario_file(a.scenario, sets);
+    } catch (const ConfigError& e) {  // a serving point whose model does not fit, say
+      if (!base.serving()) throw;
+      fmt::print(stderr, "plan: {} left out: {}\n", cost::grid_point_name(point), e.what());
+      continue;
+    }
+    Scenario& s = *loaded;
     s.compare.clear();
     const std::string name = cost::grid_point_name(point);
     if (const TrainingWorkload* t = s.training(); t && !t->trace) {
@@ -125,8 +137,47 @@ void search(const PlanArgs& a, const Scenario& base) {
   }
 }
 
+// A serving workload: each configuration serves the scenario's requests; the cheapest meeting the SLO
+// (scenarios/serving_plan.h), or with --max-rate the highest rate each serves within it.
+void plan_serving(const PlanArgs& a, const Scenario& base) {
+  const ServingSlo& slo = base.serving()->spec.slo;
+  if (slo.ttft == Time() && slo.tpot == Time() && slo.e2e == Time()) {
+    throw ConfigError("plan: a serving plan needs objectives: slo: {ttft: ..., tpot: ..., e2e: ...}");
+  }
+  if (!(a.attainment > 0 && a.attainment <= 1)) throw ConfigError("plan: --attainment: expected a fraction in (0, 1]");
+  std::vector<ServingPlanRow> rows;
+  std::vector<std::string> unreachable;
+  const std::vector<Candidate> all = candidates(a, base);
+  for (size_t i = 0; i < all.size(); ++i) {
+    fmt::print(stderr, "plan: {}/{} {}\n", i + 1, all.size(), all[i].name);
+    if (!a.max_rate) {
+      rows.push_back(serve_for_plan(all[i].name, *all[i].scenario, a.attainment));
+    } else if (auto row = highest_rate(all[i].name, *all[i].scenario, a.attainment)) {
+      rows.push_back(std::move(*row));
+    } else {
+      unreachable.push_back(all[i].name);
+    }
+  }
+  std::optional<size_t> chosen = a.max_rate ? std::nullopt : cheapest_serving(rows);
+  for (size_t i = 0; a.max_rate && i < rows.size(); ++i) {
+    if (!chosen || rows[i].rate > rows[*chosen].rate) chosen = i;
+  }
+  fmt::print("# {} ({}): {} configurations; {} with {:g}% of requests meeting the SLO\n", base.name, a.scenario,
+             all.size(), a.max_rate ? "the highest request rate of each" : "the cheapest", 100 * a.attainment);
+  fmt::print("{}", format_serving_plan(rows, chosen));
+  for (const std::string& name : unreachable) {
+    fmt::print("unreachable: {}: even 0.01 requests/s miss the SLO\n", name);
+  }
+  if (chosen) {
+    fmt::print("answer: {} ({:.3g} requests/s)\n", rows[*chosen].name, rows[*chosen].rate);
+  } else {
+    fmt::print("answer: no configuration meets the SLO at this load\n");
+  }
+}
+
 void plan(const PlanArgs& a) {
   if (!a.search.empty()) return search(a, load_scenario_file(a.scenario, a.sets));
+  if (const Scenario base = load_scenario_file(a.scenario, a.sets); base.serving()) return plan_serving(a, base);
   if (a.target.empty() && a.budget < 0) {
     const Scenario base = load_scenario_file(a.scenario, a.sets);
     if (!base.plan_search.empty()) {
@@ -188,6 +239,11 @@ Action add_plan_command(CLI::App& app) {
                   "parallel: the best tp/pp/dp/cp/ep, ZeRO, recompute and micro-batch for the cluster (and for "
                   "each compare: variant)");
   cmd->add_option("--top", a->top, "With --search: plans simulated again as the scenario asks (default 5)");
+  cmd->add_option("--attainment", a->attainment,
+                  "Serving: the share of requests that must meet the scenario's slo: (default 0.9)");
+  cmd->add_flag("--max-rate", a->max_rate,
+                "Serving: the highest request rate each configuration serves within the SLO, instead of the "
+                "cheapest at the scenario's rate");
   return [a] { plan(*a); };
 }
 

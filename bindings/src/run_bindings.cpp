@@ -52,6 +52,7 @@ class RunHandle {
 
   std::string kind() const {
     if (result_->training) return "training";
+    if (result_->serving) return "serving";
     return result_->traffic ? "traffic" : "collectives";
   }
 
@@ -77,6 +78,7 @@ class RunHandle {
   py::dict ops(size_t i, const std::vector<uint32_t>& ranks, uint64_t limit) const;
   py::dict links(size_t i) const;
   py::dict flows(size_t i) const;
+  py::dict requests(size_t i) const;
 
   void write(const std::string& dir) const {
     std::vector<OutputFile> files = scenario_files(*result_);
@@ -201,6 +203,30 @@ py::dict RunHandle::flows(size_t i) const {
   return out;
 }
 
+// A serving run's requests, one row each in request order (what requests.csv holds).
+py::dict RunHandle::requests(size_t i) const {
+  const ScenarioResult& r = at(i);
+  py::dict out;
+  if (!r.serving) return out;
+  const std::vector<Sequence>& seqs = r.serving->run.sequences;
+  const size_t n = seqs.size();
+  auto prompt = column<uint32_t>(n), output = column<uint32_t>(n), preemptions = column<uint32_t>(n);
+  auto arrival = column<double>(n), ttft = column<double>(n), tpot = column<double>(n), e2e = column<double>(n);
+  for (size_t k = 0; k < n; ++k) {
+    const Sequence& q = seqs[k];
+    prompt.mutable_at(k) = q.prompt;
+    output.mutable_at(k) = q.output;
+    preemptions.mutable_at(k) = q.preemptions;
+    arrival.mutable_at(k) = q.arrival.seconds();
+    ttft.mutable_at(k) = (q.first_token - q.arrival).seconds() * 1e3;
+    tpot.mutable_at(k) = q.output > 1 ? (q.finish - q.first_token).seconds() * 1e3 / (q.output - 1) : 0.0;
+    e2e.mutable_at(k) = (q.finish - q.arrival).seconds() * 1e3;
+  }
+  out["arrival_s"] = arrival, out["prompt_tokens"] = prompt, out["output_tokens"] = output;
+  out["ttft_ms"] = ttft, out["tpot_ms"] = tpot, out["e2e_ms"] = e2e, out["preemptions"] = preemptions;
+  return out;
+}
+
 Scenario load(const std::string& text, const std::string& source, const std::vector<std::string>& sets) {
   py::gil_scoped_release release;
   return load_scenario_text(text, source, sets);
@@ -274,7 +300,7 @@ py::dict search_plans(const std::string& text, const std::string& source, const 
 void bind_run(py::module_& m) {
   py::class_<RunHandle>(m, "RunHandle", "A finished run (ScenarioResult), read through the methods below")
       .def_property_readonly("wall_seconds", &RunHandle::wall_seconds, "seconds run_scenario took")
-      .def_property_readonly("kind", &RunHandle::kind, "training | traffic | collectives")
+      .def_property_readonly("kind", &RunHandle::kind, "training | serving | traffic | collectives")
       .def_property_readonly("columns", &RunHandle::columns, "the baseline and each compare: variant")
       .def("names", &RunHandle::names)
       .def("summary_json", &RunHandle::summary_json, "summary.json of `weft run --out`")
@@ -285,6 +311,7 @@ void bind_run(py::module_& m) {
       .def("ops", &RunHandle::ops, py::arg("index"), py::arg("ranks"), py::arg("limit"))
       .def("links", &RunHandle::links, py::arg("index"))
       .def("flows", &RunHandle::flows, py::arg("index"))
+      .def("requests", &RunHandle::requests, py::arg("index"))
       .def("write_files", &RunHandle::write, py::arg("dir"), "the files of `weft run --out DIR`");
   m.def("run", &run, py::arg("text"), py::arg("source"), py::arg("sets") = std::vector<std::string>{},
         py::arg("busiest_links") = 16, py::arg("interruptible") = false,

@@ -16,7 +16,7 @@ _TRAFFIC_STATS = ["flows", "bytes", "fct_min_us", "fct_median_us", "fct_p99_us",
 
 
 class Result:
-    """What weft.run() returns. `kind` is "training", "traffic" or "collectives"; `names` the baseline
+    """What weft.run() returns. `kind` is "training", "serving", "traffic" or "collectives"; `names` the baseline
     and each compare: variant, in file order (the `variant` column of every table)."""
 
     def __init__(self, handle, scenario=None):
@@ -34,7 +34,7 @@ class Result:
         """summary.json of `weft run --out` as a dict (a traffic or collectives run: the baseline's,
         with each compare: variant's own summary under "compare")."""
         s = json.loads(self._h.summary_json())
-        if self.kind != "training" and len(self.names) > 1:
+        if self.kind not in ("training", "serving") and len(self.names) > 1:
             s["compare"] = [json.loads(self._h.column_json(i)) for i in range(1, len(self.names))]
         return s
 
@@ -56,6 +56,8 @@ class Result:
         counters. Collectives: the total time."""
         if self.kind == "training":
             return variants_frame(self.summary)
+        if self.kind == "serving":
+            return serving_frame(self.summary)
         rows = []
         for i, name in enumerate(self.names):
             s = json.loads(self._h.column_json(i))
@@ -77,7 +79,7 @@ class Result:
         and mean_us (collectives.csv). A list of collectives: each one's nccl-tests row per variant."""
         if self.kind == "training":
             return collectives_frame(self.summary)
-        if self.kind == "traffic":
+        if self.kind in ("traffic", "serving"):
             return pd.DataFrame(columns=["variant", "op", "bytes"])
         frames = []
         for i, name in enumerate(self.names):
@@ -163,6 +165,22 @@ class Result:
         return pd.concat(frames, ignore_index=True)
 
     @functools.cached_property
+    def requests(self):
+        """A serving run's requests: variant, arrival_s, prompt_tokens, output_tokens, ttft_ms, tpot_ms
+        (0 for one-token answers), e2e_ms, preemptions (request order, per variant)."""
+        frames = []
+        for i, name in enumerate(self.names):
+            d = self._h.requests(i) if self.kind == "serving" else {}
+            if d:
+                df = pd.DataFrame(d)
+                df.insert(0, "variant", name)
+                frames.append(df)
+        if not frames:
+            return pd.DataFrame(columns=["variant", "arrival_s", "prompt_tokens", "output_tokens", "ttft_ms", "tpot_ms",
+                                         "e2e_ms", "preemptions"])
+        return pd.concat(frames, ignore_index=True)
+
+    @functools.cached_property
     def link_stats(self):
         """A traffic run's per-link packet counters (packet fabric), most paused first, per variant."""
         frames = []
@@ -233,6 +251,24 @@ def variants_frame(summary):
     floats += ["speedup", "tflops_per_gpu", "mfu", "perf_per_dollar"]
     df = df.astype({c: "float64" for c in floats})
     return df.astype({"gpus": "int64"})
+
+
+def serving_frame(summary):
+    """A serving summary.json's runs as rows: throughput, goodput, the latencies' p50 and p99, the
+    replicas' state and the cost per million tokens (NaN where unpriced)."""
+    rows = []
+    for r in summary["runs"]:
+        row = {k: r[k] for k in ["name", "requests", "input_tokens", "output_tokens", "duration_s", "requests_per_s",
+                                 "output_tokens_per_s", "total_tokens_per_s", "goodput_requests_per_s", "busy",
+                                 "mean_batch", "mean_kv", "peak_kv", "preemptions", "kv_tokens"]}
+        for metric in ["ttft", "tpot", "itl", "e2e"]:
+            for stat in ["mean", "p50", "p90", "p99"]:
+                row[f"{metric}_{stat}_ms"] = r[metric][f"{stat}_ms"]
+        cost = r.get("usd_per_million_tokens", {})
+        row["usd_per_m_input"] = cost.get("input", float("nan"))
+        row["usd_per_m_output"] = cost.get("output", float("nan"))
+        rows.append(row)
+    return pd.DataFrame(rows).rename(columns={"name": "variant"})
 
 
 def collectives_frame(summary):

@@ -9,6 +9,7 @@
 #include "scenarios/run_scenario.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_yaml.h"
+#include "scenarios/serving_plan.h"
 #include "sim/core/errors.h"
 
 using namespace weft;
@@ -119,4 +120,29 @@ TEST_CASE("a serving report has the latency table and the cost per million token
                         Catch::Contains("50 requests"));
   const std::string json = format_scenario(r, OutputFormat::json);
   CHECK_THAT(json, Catch::Contains("\"goodput_requests_per_s\"") && Catch::Contains("\"series\""));
+}
+
+TEST_CASE("a serving plan: SLO attainment, the highest rate within it, the cheapest that meets it", "[serving]") {
+  const Scenario s = load_scenario_text(kGood, "serve.yaml");
+  const ServingPlanRow row = serve_for_plan("base", s, 0.9);
+  CHECK(row.rate == 5);
+  CHECK(row.attainment > 0.9);  // 5 requests/s of 300 tokens on two H100 pairs: TTFT far below 200 ms
+  CHECK(row.meets);
+  REQUIRE(row.usd_per_hour.has_value());
+  const std::optional<ServingPlanRow> best = highest_rate("base", s, 0.9);
+  REQUIRE(best.has_value());
+  CHECK(best->meets);
+  CHECK(best->rate > 5);
+  CHECK_FALSE(serve_for_plan("base", s, 0.9).name.empty());
+  // A TTFT no prefill can meet: out of reach at any rate.
+  const Scenario tight = load_scenario_text(kGood, "serve.yaml", {"workload.serving.slo.ttft=1us"});
+  CHECK_FALSE(highest_rate("tight", tight, 0.9).has_value());
+
+  std::vector<ServingPlanRow> rows(3);
+  rows[0].meets = true, rows[0].usd_per_hour = 30;
+  rows[1].meets = false, rows[1].usd_per_hour = 1;
+  rows[2].meets = true, rows[2].usd_per_hour = 3;
+  CHECK(cheapest_serving(rows) == 2u);
+  rows[0].meets = rows[2].meets = false;
+  CHECK_FALSE(cheapest_serving(rows).has_value());
 }
