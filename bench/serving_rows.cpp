@@ -30,7 +30,7 @@ std::string text(const Row& row, const std::string& column) {
 }
 
 // The GPU as a catalogue system: DGX/HGX boxes for the SXM parts, the PCIe box with the card swapped in
-// (x16 slots) for the PCIe-only cards.
+// for the PCIe-only cards (data-centre cards: x16 slots, peer to peer on).
 bool describe_gpu(const std::string& gpu, ServingCase& c) {
   const std::string g = lower(gpu);
   if (g.find("h200") != std::string::npos) {
@@ -41,7 +41,8 @@ bool describe_gpu(const std::string& gpu, ServingCase& c) {
     c.preset = "dgx-a100";
   } else if (g.find("l40s") != std::string::npos || g.find("a30") != std::string::npos) {
     c.preset = "pcie-4090x8";
-    c.sets = {g.find("l40s") != std::string::npos ? "node.gpu=l40s" : "node.gpu=a30", "node.pcie_lanes=16"};
+    c.sets = {g.find("l40s") != std::string::npos ? "node.gpu=l40s" : "node.gpu=a30", "node.pcie_lanes=16",
+              "node.p2p=true"};
   } else if (g.find("4090") != std::string::npos) {
     c.preset = "pcie-4090x8";
   } else {

@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-NOTEBOOKS = ["01-lab-cluster.ipynb", "02-validation-busbw.ipynb", "03-roce-tuning.ipynb", "04-trace-elsewhere.ipynb"]
+NOTEBOOKS = ["01-lab-cluster.ipynb", "02-validation-busbw.ipynb", "03-roce-tuning.ipynb", "04-trace-elsewhere.ipynb",
+             "05-distributed-inference.ipynb"]
 
 
 @pytest.mark.notebooks
