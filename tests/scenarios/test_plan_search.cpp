@@ -23,7 +23,7 @@ workload:
 
 }  // namespace
 
-TEST_CASE("plan search: the best plan is at least as fast as the scenario's own", "[unit][plan]") {
+TEST_CASE("plan search: the best plan is at least as fast as the scenario's own", "[.slow][plan]") {
   // With collectives timed in isolation the final runs equal the ranking runs, and the scenario's
   // own plan is one of those searched: the best can only be as fast or faster.
   const Scenario s = load_scenario_text(kSmall, "t.yaml");

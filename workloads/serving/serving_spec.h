@@ -21,15 +21,19 @@ WeightFormat parse_weight_format(std::string_view text);  // ConfigError listing
 double bytes_per_weight(WeightFormat f);                  // 2, 2, 1, 1, 0.5
 Precision gemm_precision(WeightFormat f);                 // fp8 for fp8, else bf16
 
-// vLLM's scheduler knobs (V1 engine; defaults and their sources in serving_spec.cpp).
+// vLLM's scheduler knobs, with its defaults (facts and commits in bench/serving/SOURCES.md, section a).
 struct SchedulerLimits {
-  uint32_t max_batched_tokens = 8192;   // tokens one iteration computes, prefill chunks and decodes together
-  uint32_t max_seqs = 256;              // sequences running at once
-  bool chunked_prefill = true;          // a prompt may be split over iterations
-  uint32_t block_tokens = 16;           // KV-cache block (page) size, tokens
-  double gpu_memory_utilization = 0.9;  // of each GPU's memory the engine may take
+  // Tokens one iteration computes, prefill chunks and decodes together: V1's API-server default on
+  // H100/H200 (vllm/engine/arg_utils.py, _override_v1_engine_args; 2048 on other GPUs, 16384 offline).
+  uint32_t max_batched_tokens = 8192;
+  // Sequences running at once: V0's default, and later V1's on A100 and GPUs under 70 GiB (V1 takes
+  // 1024 on the larger ones: set it).
+  uint32_t max_seqs = 256;
+  bool chunked_prefill = true;          // V1 always chunks prompts
+  uint32_t block_tokens = 16;           // KV-cache block (page) size on CUDA (vllm/platforms/cuda.py)
+  double gpu_memory_utilization = 0.9;  // of each GPU's memory the engine may take (arg_utils.py)
   bool cuda_graphs = true;              // decode-only batches replay captured graphs
-  uint32_t max_graph_batch = 512;       // the largest captured batch; bigger ones run eagerly
+  uint32_t max_graph_batch = 512;       // the largest captured batch (V1: min(2 max_seqs, 512)); bigger run eagerly
 };
 
 // Latency objectives; a zero is no objective. A request meets them when all hold (vLLM
