@@ -84,9 +84,10 @@ std::string one_run(const ScenarioResult& r, std::string_view name) {
   out +=
       latency_row("ttft", m.ttft) + latency_row("tpot", m.tpot) + latency_row("itl", m.itl) + latency_row("e2e", m.e2e);
   out += fmt::format(
-      "   replicas busy {:.1f}%, {:.1f} sequences per iteration, KV {:.1f}% used (peak {:.1f}%), {:.2f} "
+      "   replicas busy {:.1f}% (MFU {:.1f}%), {:.1f} sequences per iteration, KV {:.1f}% used (peak {:.1f}%), {:.2f} "
       "queued on average, {} preemptions, {} iterations\n",
-      100 * m.busy, m.mean_batch, 100 * m.mean_kv, 100 * m.peak_kv, m.mean_waiting, m.preemptions, m.iterations);
+      100 * m.busy, 100 * m.mfu, m.mean_batch, 100 * m.mean_kv, 100 * m.peak_kv, m.mean_waiting, m.preemptions,
+      m.iterations);
   if (s.max_concurrency == 0 && m.waiting_at_last_arrival > m.requests / 10 && m.waiting_at_last_arrival > s.replicas) {
     out += fmt::format(
         "   overloaded: {} requests were still queued when the last arrived (the rate is above what "
@@ -121,6 +122,7 @@ Json run_json(const ScenarioResult& r, std::string_view name) {
          {"itl", latency_json(m.itl)},
          {"e2e", latency_json(m.e2e)},
          {"busy", m.busy},
+         {"mfu", m.mfu},
          {"mean_batch", m.mean_batch},
          {"mean_kv", m.mean_kv},
          {"peak_kv", m.peak_kv},

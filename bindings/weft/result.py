@@ -259,7 +259,7 @@ def serving_frame(summary):
     rows = []
     for r in summary["runs"]:
         row = {k: r[k] for k in ["name", "requests", "input_tokens", "output_tokens", "duration_s", "requests_per_s",
-                                 "output_tokens_per_s", "total_tokens_per_s", "goodput_requests_per_s", "busy",
+                                 "output_tokens_per_s", "total_tokens_per_s", "goodput_requests_per_s", "busy", "mfu",
                                  "mean_batch", "mean_kv", "peak_kv", "preemptions", "kv_tokens"]}
         for metric in ["ttft", "tpot", "itl", "e2e"]:
             for stat in ["mean", "p50", "p90", "p99"]:

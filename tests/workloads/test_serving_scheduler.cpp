@@ -139,6 +139,10 @@ TEST_CASE("a serving run on a catalogue system times its all-reduces on the fabr
       spec, requests, topology, cluster, SimulationSetup{"flow", 1, {}}, profile, default_host_overheads()};
   const ServingOutcome a = run_serving(in), b = run_serving(in);
   CHECK(a.collective_sizes > 0);
+  // Each iteration takes at least its FLOPs at the dense peak (efficiencies are below 1), so the model
+  // FLOPs utilisation stays under the replicas' busy fraction.
+  CHECK(a.metrics.mfu > 0);
+  CHECK(a.metrics.mfu < a.metrics.busy);
   CHECK(a.isolated_runs < a.collective_sizes);  // the four replicas' NVSwitch groups are images of one another
   CHECK(a.metrics.e2e.p99 == b.metrics.e2e.p99);
   CHECK(a.run.iterations.size() == b.run.iterations.size());

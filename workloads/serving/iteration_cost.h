@@ -65,6 +65,7 @@ class IterationModel {
                  CollectiveTime collective);
 
   IterationCost cost(const BatchShape& batch) const;
+  double flops(const BatchShape& batch) const { return iteration_flops(spec_, batch); }
   // Tokens a CUDA graph of this batch runs: vLLM pads a decode batch to the next captured size
   // (1, 2, 4, then multiples of 8); 0 when the batch runs eagerly.
   uint32_t graph_tokens(const BatchShape& batch) const;

@@ -59,6 +59,10 @@ ServingOutcome run_serving(const ServingInputs& in, const std::function<bool(Tim
       spec.limits, spec.replicas, spec.max_concurrency, out.kv.blocks, in.requests,
       [&models](uint32_t r) -> const IterationModel& { return *models[r]; }, poll);
   out.metrics = serving_metrics(out.run, spec.slo);
+  const double gpu_seconds = out.metrics.duration.seconds() * spec.replicas;
+  if (gpu_seconds > 0) {
+    out.metrics.mfu = out.run.flops_per_gpu / (gpu_seconds * peak_flops(gpu, gemm_precision(spec.weights)));
+  }
   for (const auto& c : collectives) out.collective_sizes += c->distinct();
   out.isolated_runs = timer.simulated();
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -32,6 +32,7 @@ struct ServingMetrics {
   uint64_t good_requests = 0;       // meeting every objective of the SLO
   double goodput = 0;               // good requests per second
   double busy = 0;                  // fraction of replica-time running an iteration (GPU utilisation)
+  double mfu = 0;                   // the model's FLOPs over the GPUs' dense peak for the run (run_serving)
   double mean_batch = 0;            // sequences per iteration, weighted by iteration time
   double mean_kv = 0, peak_kv = 0;  // KV blocks in use over those available, time-weighted / peak
   double mean_waiting = 0;          // queued requests, time average over the run (all replicas)

@@ -96,6 +96,7 @@ class ServingSimulation {
     replica.busy = !replica.batch.empty();
     if (!replica.busy) return;
     const IterationCost cost = model_of_(r).cost(replica.batch.shape);
+    run_.flops_per_gpu += model_of_(r).flops(replica.batch.shape);
     const Time duration = cost.total();
     const BatchShape& shape = replica.batch.shape;
     run_.iterations.push_back({engine_.now(), duration, r, shape.tokens(),

@@ -37,6 +37,7 @@ struct ServingRun {
   std::vector<IterationSample> iterations;
   std::unordered_map<int64_t, uint64_t> token_gaps;  // ps between two tokens of a sequence -> count
   uint64_t kv_blocks = 0;                            // per replica
+  double flops_per_gpu = 0;  // the model's FLOPs one GPU of a replica computed, summed over every iteration
   uint32_t replicas = 1;
   Time first_arrival, last_arrival, end;
   uint64_t waiting_at_last_arrival = 0;  // all replicas
