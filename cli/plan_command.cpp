@@ -226,8 +226,10 @@ void plan(const PlanArgs& a) {
 Action add_plan_command(CLI::App& app) {
   auto a = std::make_shared<PlanArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "plan", "The cheapest configuration meeting a step time, or the fastest within a budget, with the frontier");
-  cmd->add_option("scenario", a->scenario, "Scenario file (YAML) with a training workload")->required();
+      "plan",
+      "The cheapest configuration meeting a step time, or the fastest within a budget, with the frontier; "
+      "for a serving workload, the cheapest meeting its SLO or (--max-rate) the highest rate each serves");
+  cmd->add_option("scenario", a->scenario, "Scenario file (YAML) with a training or serving workload")->required();
   cmd->add_option("--target-step-time", a->target, "Step time to meet, e.g. 2.5s or 800ms");
   cmd->add_option("--budget", a->budget, "Most to spend (USD; capital by default, see --cost)");
   cmd->add_option("--grid", a->grid,

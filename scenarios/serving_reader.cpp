@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <filesystem>
 
-#include "scenarios/compute_profile_file.h"
 #include "scenarios/field_yaml.h"
 #include "scenarios/request_trace_file.h"
 #include "scenarios/scenario.h"
@@ -15,12 +14,6 @@
 
 namespace weft {
 namespace {
-
-std::filesystem::path beside(const YamlMap& m, const std::string& key) {
-  std::filesystem::path path = m.string(key);
-  if (path.is_relative()) path = std::filesystem::path(m.source()).parent_path() / path;
-  return path;
-}
 
 void read_length(const YamlMap& requests, const char* key, LengthSpec& length) {
   if (!requests.has(key)) return;
@@ -34,7 +27,7 @@ void read_length(const YamlMap& requests, const char* key, LengthSpec& length) {
 void read_requests(const YamlMap& s, ServingWorkload& w, uint64_t seed) {
   const YamlMap r = s.map("requests");
   if (r.has("trace")) {
-    const std::filesystem::path path = beside(r, "trace");
+    const std::filesystem::path path = beside_scenario(r, "trace");
     w.trace_file = path.string();
     for (const char* key : {"arrivals", "rate", "cv", "count", "duration", "prompt", "output"}) {
       if (r.has(key)) throw r.error(key, "a trace gives the requests: no generated stream beside it");
@@ -76,12 +69,7 @@ ServingWorkload read_serving(const YamlMap& s, const SystemSpec& system, uint64_
                            : SoftwareStack::y2025;
   w.host = default_host_overheads(w.profile.software);  // `host:` keys go on top
   read_sections(s, w);
-  w.profile = default_compute_profile(w.profile.software);
-  if (s.has("profile")) {
-    const std::filesystem::path path = beside(s, "profile");
-    w.profile_file = path.string();
-    w.profile = at(s.location("profile"), [&] { return load_compute_profile(path.string(), w.profile.software); });
-  }
+  read_compute_profile(s, w.profile, w.profile_file);
   if (!s.has("requests")) throw s.error("requests", "missing: a request stream or a trace");
   read_requests(s, w, seed);
   s.reject_unknown_keys();

@@ -38,13 +38,6 @@ void read_parallel(const YamlMap& w, TrainingWorkload& t, uint32_t gpus) {
   p.reject_unknown_keys();
 }
 
-// A relative path is relative to the scenario file.
-std::filesystem::path beside_scenario(const YamlMap& w, const std::string& key) {
-  std::filesystem::path path = w.string(key);
-  if (path.is_relative()) path = std::filesystem::path(w.source()).parent_path() / path;
-  return path;
-}
-
 // `calibration:`: weft calibrate writes PROFILE.yaml (compute) and PROFILE.network.yaml (network);
 // either may be named. Sets the compute profile and the network fits it finds.
 void read_calibration(const YamlMap& w, TrainingWorkload& t) {
@@ -106,6 +99,20 @@ void check_memory(const TrainingWorkload& t, const catalogue::GpuSpec& gpu) {
 
 }  // namespace
 
+std::filesystem::path beside_scenario(const YamlMap& w, const std::string& key) {
+  std::filesystem::path path = w.string(key);
+  if (path.is_relative()) path = std::filesystem::path(w.source()).parent_path() / path;
+  return path;
+}
+
+void read_compute_profile(const YamlMap& w, ComputeProfile& profile, std::string& file) {
+  profile = default_compute_profile(profile.software);
+  if (!w.has("profile")) return;
+  const std::filesystem::path path = beside_scenario(w, "profile");
+  file = path.string();
+  profile = at(w.location("profile"), [&] { return load_compute_profile(path.string(), profile.software); });
+}
+
 ModelConfig read_model(const YamlMap& w) {
   if (!w.is_map("model")) return at(w.location("model"), [&] { return model(w.string("model")); });
   TrainingWorkload t;
@@ -140,12 +147,7 @@ TrainingWorkload read_training(const YamlMap& w, const SystemSpec& system) {
   t.spec.seq_len = t.spec.model.max_seq;
   read_fields(w, training_fields(), "", t);
   if (t.token_budget && !(*t.token_budget > 0)) throw w.error("tokens", "expected a positive number");
-  t.profile = default_compute_profile(t.profile.software);  // `software:` read with the fields above
-  if (w.has("profile")) {
-    const std::filesystem::path path = beside_scenario(w, "profile");
-    t.profile_file = path.string();
-    t.profile = at(w.location("profile"), [&] { return load_compute_profile(path.string(), t.profile.software); });
-  }
+  read_compute_profile(w, t.profile, t.profile_file);  // `software:` read with the fields above
   if (w.has("calibration")) read_calibration(w, t);
   const NodeSpec node = node_spec::resolved(system.cluster.node);
   t.gpu = std::string(node_spec::gpu_of(node).name);

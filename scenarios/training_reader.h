@@ -2,6 +2,7 @@
 // place), a parallel plan, batch and sequence, precision, read through the one YAML door.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 #include <optional>
@@ -40,6 +41,12 @@ struct TrainingWorkload {
   std::string profile_file;
   std::string calibration_file;
 };
+
+// `key:`'s path, relative to the scenario file when it is relative.
+std::filesystem::path beside_scenario(const YamlMap& workload, const std::string& key);
+// weft's compute defaults for `profile.software`, with the file `profile:` names on top (its resolved
+// path in `file`). Shared by the training and serving forms.
+void read_compute_profile(const YamlMap& workload, ComputeProfile& profile, std::string& file);
 
 // `model: NAME` (the catalogue), or a map of ModelConfig fields (training_fields()' model.*) on top of
 // the catalogue model `name:` when given; checked. Shared by the training and serving forms.
