@@ -111,7 +111,7 @@ Census take_census(const Topology& t) {
     if (p.kind == NodeKind::nic) cards.insert({p.host, p.local_index});
     if (p.kind == NodeKind::network_switch) {
       ++c.switches_by_tier[p.tier];
-      c.most_switch_ports = std::max(c.most_switch_ports, static_cast<int>(boost::out_degree(n, t.graph())));
+      c.most_switch_ports = std::max(c.most_switch_ports, static_cast<int>(t.out_links(n).size()));
     }
   }
   c.nics = cards.size();

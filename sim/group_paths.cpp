@@ -15,14 +15,13 @@ bool network_switch(const Topology& t, NodeIndex n) { return t.node(n).kind == N
 
 // The cable between a NIC and its leaf: the direction leaving the NIC (up) or entering it.
 LinkId nic_cable(const Topology& t, NodeIndex nic, bool up) {
-  const TopologyGraph& g = t.graph();
   if (up) {
-    for (auto [e, end] = boost::out_edges(nic, g); e != end; ++e) {
-      if (network_switch(t, static_cast<NodeIndex>(boost::target(*e, g)))) return g[*e].id;
+    for (LinkId link : t.out_links(nic)) {
+      if (network_switch(t, t.link_target(link))) return link;
     }
   } else {
-    for (auto [e, end] = boost::in_edges(nic, g); e != end; ++e) {
-      if (network_switch(t, static_cast<NodeIndex>(boost::source(*e, g)))) return g[*e].id;
+    for (LinkId link : t.in_links(nic)) {
+      if (network_switch(t, t.link_source(link))) return link;
     }
   }
   throw ModelError(fmt::format("{} is not cabled to a network switch", t.node(nic).name));
@@ -36,11 +35,10 @@ std::vector<uint32_t> switch_hops(const Topology& t, NodeIndex from) {
   std::vector<uint32_t> hops(t.node_count(), kFar);
   std::vector<NodeIndex> queue{from};
   hops[from] = 0;
-  const TopologyGraph& g = t.graph();
   for (size_t head = 0; head < queue.size(); ++head) {
     NodeIndex v = queue[head];
-    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
-      auto u = static_cast<NodeIndex>(boost::target(*e, g));
+    for (LinkId link : t.out_links(v)) {
+      auto u = t.link_target(link);
       if (!network_switch(t, u) || hops[u] != kFar) continue;
       hops[u] = hops[v] + 1;
       queue.push_back(u);
@@ -121,8 +119,8 @@ bool GroupPaths::KeyEqual::operator()(const KeyView& a, const std::vector<NodeIn
 
 std::vector<NodeIndex> reducing_switches(const Topology& t, NodeIndex member) {
   std::vector<NodeIndex> switches;
-  for (auto [e, end] = boost::out_edges(member, t.graph()); e != end; ++e) {
-    auto next = static_cast<NodeIndex>(boost::target(*e, t.graph()));
+  for (LinkId link : t.out_links(member)) {
+    auto next = t.link_target(link);
     if (t.node(next).reduces && std::find(switches.begin(), switches.end(), next) == switches.end()) {
       switches.push_back(next);
     }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/push_relabel_max_flow.hpp>
 
 namespace weft {
@@ -52,8 +53,8 @@ std::string node_label(const NodeProps& n) {
 
 Bandwidth out_goodput(const Topology& t, NodeIndex node, LinkKind kind) {
   uint64_t sum = 0;
-  for (auto [e, end] = boost::out_edges(node, t.graph()); e != end; ++e) {
-    const LinkProps& l = t.graph()[*e];
+  for (LinkId link : t.out_links(node)) {
+    const LinkProps& l = t.link(link);
     if (l.kind == kind) sum += l.goodput().bps();
   }
   return Bandwidth::bps(sum);
@@ -72,8 +73,8 @@ Bandwidth scale_out(const Topology& t, NodeIndex gpu) {
       const auto& nics = t.nics_of(g);
       sharing += std::count(nics.begin(), nics.end(), nic) ? 1 : 0;
     }
-    for (auto [e, end] = boost::out_edges(nic, t.graph()); e != end; ++e) {
-      const LinkProps& l = t.graph()[*e];
+    for (LinkId link : t.out_links(nic)) {
+      const LinkProps& l = t.link(link);
       if (l.kind == LinkKind::infiniband || l.kind == LinkKind::ethernet) sum += l.goodput().bps() / sharing;
     }
   }
@@ -120,8 +121,8 @@ Bandwidth bisection_bandwidth(const Topology& topology) {
   const size_t sink = source + 1;
   for (size_t r = 0; r < gpus.size(); ++r) {
     int64_t all_links = 0;
-    for (auto [e, end] = boost::out_edges(gpus[r], topology.graph()); e != end; ++e) {
-      all_links += static_cast<int64_t>(topology.graph()[*e].goodput().bps());
+    for (LinkId link : topology.out_links(gpus[r])) {
+      all_links += static_cast<int64_t>(topology.link(link).goodput().bps());
     }
     if (r < gpus.size() / 2)
       add(source, gpus[r], all_links);

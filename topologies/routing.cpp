@@ -226,14 +226,13 @@ void Router::distances_to(NodeIndex src, NodeIndex dst, LinkFilter filter) {
   queue_.push_back(dst);
   stamp_[dst] = epoch_;
   distance_[dst] = 0;
-  const TopologyGraph& g = topology_.graph();
   for (size_t head = 0; head < queue_.size(); ++head) {
     NodeIndex v = queue_[head];
     if (v == src) return;
     if (v != dst && !may_relay(v, src, dst)) continue;
-    for (auto [e, end] = boost::in_edges(v, g); e != end; ++e) {
-      auto u = static_cast<NodeIndex>(boost::source(*e, g));
-      if (stamp_[u] == epoch_ || !usable(g[*e].id, filter)) continue;
+    for (LinkId link : topology_.in_links(v)) {
+      auto u = topology_.link_source(link);
+      if (stamp_[u] == epoch_ || !usable(link, filter)) continue;
       stamp_[u] = epoch_;
       distance_[u] = distance_[v] + 1;
       queue_.push_back(u);
@@ -248,12 +247,11 @@ void Router::enumerate(NodeIndex at, NodeIndex src, NodeIndex dst, LinkFilter fi
     out.push_back(make_path(prefix));
     return;
   }
-  const TopologyGraph& g = topology_.graph();
-  for (auto [e, end] = boost::out_edges(at, g); e != end; ++e) {
-    auto next = static_cast<NodeIndex>(boost::target(*e, g));
-    if (stamp_[next] != epoch_ || distance_[next] + 1 != distance_[at] || !usable(g[*e].id, filter)) continue;
+  for (LinkId link : topology_.out_links(at)) {
+    auto next = topology_.link_target(link);
+    if (stamp_[next] != epoch_ || distance_[next] + 1 != distance_[at] || !usable(link, filter)) continue;
     if (next != dst && !may_relay(next, src, dst)) continue;
-    prefix.push_back(g[*e].id);
+    prefix.push_back(link);
     enumerate(next, src, dst, filter, limit, prefix, out);
     prefix.pop_back();
   }
@@ -277,13 +275,12 @@ uint64_t Router::count_local(NodeIndex src, NodeIndex dst) {
   if (stamp_[src] != epoch_ || set.front().links.size() != distance_[src]) return set.size();  // staged paths
   // Number of shortest paths from each node to dst, memoised over the BFS DAG.
   std::unordered_map<NodeIndex, uint64_t> memo;
-  const TopologyGraph& g = topology_.graph();
   std::function<uint64_t(NodeIndex)> count = [&](NodeIndex at) -> uint64_t {
     if (at == dst) return 1;
     if (auto it = memo.find(at); it != memo.end()) return it->second;
     uint64_t total = 0;
-    for (auto [e, end] = boost::out_edges(at, g); e != end; ++e) {
-      auto next = static_cast<NodeIndex>(boost::target(*e, g));
+    for (LinkId link : topology_.out_links(at)) {
+      auto next = topology_.link_target(link);
       if (stamp_[next] != epoch_ || distance_[next] + 1 != distance_[at]) continue;
       if (next != dst && !may_relay(next, src, dst)) continue;
       total += count(next);

@@ -55,10 +55,9 @@ void Router::next_hops(NodeIndex at, NodeIndex toward, std::vector<LinkId>& out)
   const std::vector<uint16_t>& dist = switch_distances(toward);
   uint32_t here = switch_index_[at];
   if (here == kNoSwitch || dist[here] == kUnreachable || at == toward) return;
-  const TopologyGraph& g = topology_.graph();
-  for (auto [e, end] = boost::out_edges(at, g); e != end; ++e) {
-    uint32_t next = switch_index_[boost::target(*e, g)];
-    if (next != kNoSwitch && dist[next] != kUnreachable && dist[next] + 1 == dist[here]) out.push_back(g[*e].id);
+  for (LinkId link : topology_.out_links(at)) {
+    uint32_t next = switch_index_[topology_.link_target(link)];
+    if (next != kNoSwitch && dist[next] != kUnreachable && dist[next] + 1 == dist[here]) out.push_back(link);
   }
 }
 
@@ -88,9 +87,8 @@ NodeIndex Router::matching_nic(NodeIndex dst, NodeIndex src_nic) const {
 }
 
 LinkId Router::uplink_of(NodeIndex nic) const {
-  const TopologyGraph& g = topology_.graph();
-  for (auto [e, end] = boost::out_edges(nic, g); e != end; ++e) {
-    if (switch_index_[boost::target(*e, g)] != kNoSwitch) return g[*e].id;
+  for (LinkId link : topology_.out_links(nic)) {
+    if (switch_index_[topology_.link_target(link)] != kNoSwitch) return link;
   }
   throw ModelError(fmt::format("route: NIC {} is not cabled to a network switch", topology_.node(nic).name));
 }
@@ -98,9 +96,8 @@ LinkId Router::uplink_of(NodeIndex nic) const {
 NodeIndex Router::leaf_of(NodeIndex nic) const { return topology_.link_target(uplink_of(nic)); }
 
 LinkId Router::downlink_to(NodeIndex nic) const {
-  const TopologyGraph& g = topology_.graph();
-  for (auto [e, end] = boost::in_edges(nic, g); e != end; ++e) {
-    if (switch_index_[boost::source(*e, g)] != kNoSwitch) return g[*e].id;
+  for (LinkId link : topology_.in_links(nic)) {
+    if (switch_index_[topology_.link_source(link)] != kNoSwitch) return link;
   }
   throw ModelError(fmt::format("route: NIC {} is not cabled to a network switch", topology_.node(nic).name));
 }
@@ -129,13 +126,12 @@ const std::vector<uint16_t>& Router::switch_distances(NodeIndex toward) {
   auto it = distances_.find(toward);
   if (it != distances_.end()) return it->second;
   std::vector<uint16_t> dist(switch_count_, kUnreachable);
-  const TopologyGraph& g = topology_.graph();
   std::vector<NodeIndex> queue{toward};
   dist[switch_index_[toward]] = 0;
   for (size_t head = 0; head < queue.size(); ++head) {
     NodeIndex v = queue[head];
-    for (auto [e, end] = boost::in_edges(v, g); e != end; ++e) {
-      auto u = static_cast<NodeIndex>(boost::source(*e, g));
+    for (LinkId link : topology_.in_links(v)) {
+      auto u = topology_.link_source(link);
       uint32_t ui = switch_index_[u];
       if (ui == kNoSwitch || dist[ui] != kUnreachable) continue;
       dist[ui] = static_cast<uint16_t>(dist[switch_index_[v]] + 1);

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <tuple>
+#include <utility>
+
 #include "sim/core/errors.h"
 
 namespace weft {
@@ -12,54 +15,23 @@ Bandwidth LinkSpec::goodput() const {
   return Bandwidth::bps(static_cast<uint64_t>(scaled));
 }
 
-Topology::Topology(const Topology& other)
-    : name(other.name), description(other.description), graph_(other.graph_), gpus_(other.gpus_), nics_(other.nics_) {
-  index_links();
-}
-
-Topology::Topology(Topology&& other) noexcept
-    : name(std::move(other.name)),
-      description(std::move(other.description)),
-      graph_(std::move(other.graph_)),
-      gpus_(std::move(other.gpus_)),
-      nics_(std::move(other.nics_)) {
-  index_links();
-}
-
-Topology& Topology::operator=(const Topology& other) {
-  if (this != &other) *this = Topology(other);
-  return *this;
-}
-
-Topology& Topology::operator=(Topology&& other) noexcept {
-  name = std::move(other.name);
-  description = std::move(other.description);
-  graph_ = std::move(other.graph_);
-  gpus_ = std::move(other.gpus_);
-  nics_ = std::move(other.nics_);
-  index_links();
-  return *this;
-}
-
-void Topology::index_links() {
-  links_.assign(boost::num_edges(graph_), {});
-  for (auto [e, end] = boost::edges(graph_); e != end; ++e) links_[graph_[*e].id] = *e;
-}
-
 NodeIndex Topology::add_node(NodeProps props) {
   if (props.kind == NodeKind::gpu) props.gpu_index = static_cast<int32_t>(gpus_.size());
-  auto v = static_cast<NodeIndex>(boost::add_vertex(std::move(props), graph_));
-  if (graph_[v].kind == NodeKind::gpu) gpus_.push_back(v);
+  auto v = static_cast<NodeIndex>(nodes_.size());
+  if (props.kind == NodeKind::gpu) gpus_.push_back(v);
+  nodes_.push_back(std::move(props));
+  adjacency_.emplace_back();
   return v;
 }
 
 void Topology::add_duplex_link(NodeIndex a, NodeIndex b, const LinkSpec& a_to_b, const LinkSpec& b_to_a) {
   WEFT_ASSERT(a < node_count() && b < node_count() && a != b);
   for (auto [from, to, spec] : {std::tuple{a, b, &a_to_b}, std::tuple{b, a, &b_to_a}}) {
-    LinkProps props{*spec, static_cast<LinkId>(links_.size())};
-    auto [edge, added] = boost::add_edge(from, to, props, graph_);
-    WEFT_ASSERT(added);
-    links_.push_back(edge);
+    auto id = static_cast<LinkId>(links_.size());
+    links_.push_back(LinkProps{*spec, id});
+    ends_.push_back({from, to});
+    adjacency_[from].out.push_back(id);
+    adjacency_[to].in.push_back(id);
   }
 }
 
@@ -82,8 +54,8 @@ void Topology::require_connected() const {
   std::vector<NodeIndex> queue{gpus_[0]};
   seen[gpus_[0]] = true;
   for (size_t head = 0; head < queue.size(); ++head) {
-    for (auto [e, end] = boost::out_edges(queue[head], graph_); e != end; ++e) {
-      auto v = static_cast<NodeIndex>(boost::target(*e, graph_));
+    for (LinkId l : out_links(queue[head])) {
+      NodeIndex v = link_target(l);
       if (!seen[v]) {
         seen[v] = true;
         queue.push_back(v);
@@ -93,7 +65,7 @@ void Topology::require_connected() const {
   for (NodeIndex g : gpus_) {
     if (!seen[g]) {
       throw ConfigError(fmt::format("topology '{}': GPU {} ({}) cannot reach GPU 0 ({}): no cable path joins them",
-                                    name, graph_[g].gpu_index, graph_[g].name, graph_[gpus_[0]].name));
+                                    name, nodes_[g].gpu_index, nodes_[g].name, nodes_[gpus_[0]].name));
     }
   }
 }

@@ -1,9 +1,10 @@
-// A Topology is data: a Boost.Graph of nodes (GPUs, switches, ...) and directed links. A full-duplex
-// cable is two directed links, each with its own rate.
+// A Topology is data: a directed graph of nodes (GPUs, switches, ...) and links, stored as plain
+// vectors (adjacency lists of link ids) so that the 150 files that see it do not parse Boost.Graph. A
+// full-duplex cable is two directed links, each with its own rate.
 #pragma once
 
-#include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -57,31 +58,23 @@ struct LinkProps : LinkSpec {
   LinkId id = 0;  // dense index, 0..link_count()-1
 };
 
-using TopologyGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, NodeProps, LinkProps>;
-
 class Topology {
  public:
-  Topology() = default;
-  // Edge descriptors point into the graph they came from: copies and moves re-index the links.
-  Topology(const Topology& other);
-  Topology(Topology&& other) noexcept;
-  Topology& operator=(const Topology& other);
-  Topology& operator=(Topology&& other) noexcept;
-  ~Topology() = default;
-
   NodeIndex add_node(NodeProps props);
   // Lays a full-duplex cable: one directed link a->b and one b->a, both per `spec`.
   void add_duplex_link(NodeIndex a, NodeIndex b, const LinkSpec& spec) { add_duplex_link(a, b, spec, spec); }
   // A cable whose two directions differ (e.g. each direction's latency includes the port it enters).
   void add_duplex_link(NodeIndex a, NodeIndex b, const LinkSpec& a_to_b, const LinkSpec& b_to_a);
 
-  const TopologyGraph& graph() const { return graph_; }
-  size_t node_count() const { return boost::num_vertices(graph_); }
+  size_t node_count() const { return nodes_.size(); }
   size_t link_count() const { return links_.size(); }
-  const NodeProps& node(NodeIndex n) const { return graph_[n]; }
-  const LinkProps& link(LinkId l) const { return graph_[links_[l]]; }
-  NodeIndex link_source(LinkId l) const { return static_cast<NodeIndex>(boost::source(links_[l], graph_)); }
-  NodeIndex link_target(LinkId l) const { return static_cast<NodeIndex>(boost::target(links_[l], graph_)); }
+  const NodeProps& node(NodeIndex n) const { return nodes_[n]; }
+  const LinkProps& link(LinkId l) const { return links_[l]; }
+  NodeIndex link_source(LinkId l) const { return ends_[l].source; }
+  NodeIndex link_target(LinkId l) const { return ends_[l].target; }
+  // The links leaving (entering) a node, in the order they were laid.
+  std::span<const LinkId> out_links(NodeIndex n) const { return adjacency_[n].out; }
+  std::span<const LinkId> in_links(NodeIndex n) const { return adjacency_[n].in; }
 
   // GPU nodes in rank order: gpus()[r] is the node of rank r.
   const std::vector<NodeIndex>& gpus() const { return gpus_; }
@@ -98,10 +91,19 @@ class Topology {
   std::string description;  // one line for `weft topo`
 
  private:
-  void index_links();
+  struct Ends {
+    NodeIndex source;
+    NodeIndex target;
+  };
+  struct Adjacency {
+    std::vector<LinkId> out;
+    std::vector<LinkId> in;
+  };
 
-  TopologyGraph graph_;
-  std::vector<TopologyGraph::edge_descriptor> links_;  // by LinkId
+  std::vector<NodeProps> nodes_;      // by NodeIndex
+  std::vector<Adjacency> adjacency_;  // by NodeIndex
+  std::vector<LinkProps> links_;      // by LinkId
+  std::vector<Ends> ends_;            // by LinkId
   std::vector<NodeIndex> gpus_;
   std::vector<std::vector<NodeIndex>> nics_;  // by node index; empty for all but GPUs with NICs
 };

@@ -55,12 +55,10 @@ std::vector<LinkId> StallWatchdog::find_cycle() const {
   std::vector<int> state(ports.size(), 0);  // 0 unseen, 1 on the stack, 2 done
   std::vector<LinkId> stack;
   std::vector<LinkId> cycle;
-  const TopologyGraph& g = topology_.graph();
   std::function<bool(LinkId)> visit = [&](LinkId l) {
     state[l] = 1;
     stack.push_back(l);
-    for (auto [e, end] = boost::out_edges(ports[l].to, g); e != end; ++e) {
-      LinkId next = g[*e].id;
+    for (LinkId next : topology_.out_links(ports[l].to)) {
       if (!stuck(ports[next])) continue;
       if (state[next] == 1) {
         cycle.assign(std::find(stack.begin(), stack.end(), next), stack.end());
