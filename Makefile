@@ -31,11 +31,13 @@ goldens: build
 lint: build
 	@scripts/lint $(BUILD)
 
-# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer (less the `slow` label).
+# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer, less the `slow` label and the
+# goldens (byte comparisons of the outputs that `make test` makes; the same scenarios run under the
+# sanitizers in e2e.examples and e2e.cli).
 test-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWEFT_SANITIZE=ON -DWEFT_BENCH=OFF -DWEFT_PYTHON=OFF >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
-	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+	@cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'slow|golden'
 
 # Predictions against published nccl-tests measurements (../shared/validation): median signed and
 # |error| per system and size band, each band against issue 17's target, the coverage and every row not

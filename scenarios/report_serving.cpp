@@ -61,15 +61,30 @@ std::string cost_text(const ScenarioResult& r) {
   return out + "\n";
 }
 
+std::string pools_text(const ServingSpec& s) {
+  if (!s.disaggregated.enabled()) return fmt::format("tp {} x {} replicas", s.tp, s.replicas);
+  const Disaggregation& d = s.disaggregated;
+  return fmt::format("disaggregated: prefill tp {} x {}, decode tp {} x {}, KV {}", d.prefill_tp, d.prefill_replicas,
+                     d.decode_tp, d.decode_replicas, to_string(d.transfer));
+}
+
+std::string kv_transfer_text(const ServingOutcome& o) {
+  const LatencyStats& w = o.metrics.kv_wait;
+  return fmt::format(
+      "   KV caches to decode: {} sequences, {:.2f} GiB in {} fabric transfers; first token to cache arrival "
+      "p50 {:.3f} ms, p99 {:.3f} ms, max {:.3f} ms; prefill replicas: {}\n",
+      w.count, o.run.kv_bytes / (1u << 30), o.run.kv_transfers, ms(w.p50), ms(w.p99), ms(w.max),
+      describe(o.pool_kv.front()));
+}
+
 std::string one_run(const ScenarioResult& r, std::string_view name) {
   const ServingWorkload& w = *r.scenario.serving();
   const ServingOutcome& o = *r.serving;
   const ServingMetrics& m = o.metrics;
   const ServingSpec& s = w.spec;
-  std::string out =
-      fmt::format("## {}: {} on {} x{} GPUs ({}), tp {} x {} replicas, {} weights, {} KV cache, {} fabric\n", name,
-                  s.model.name, r.scenario.system.preset, r.scenario.system.ranks, w.gpu, s.tp, s.replicas,
-                  to_string(s.weights), precision_name(s.kv), r.scenario.fabric);
+  std::string out = fmt::format("## {}: {} on {} x{} GPUs ({}), {}, {} weights, {} KV cache, {} fabric\n", name,
+                                s.model.name, r.scenario.system.preset, r.scenario.system.ranks, w.gpu, pools_text(s),
+                                to_string(s.weights), precision_name(s.kv), r.scenario.fabric);
   out += fmt::format("   {} requests ({}); served in {:.3f} s\n", m.requests, stream_text(w), m.duration.seconds());
   out += fmt::format("   {}; blocks of {} tokens, max_batched_tokens {}, max_seqs {}{}{}\n", describe(o.kv),
                      s.limits.block_tokens, s.limits.max_batched_tokens, s.limits.max_seqs,
@@ -94,6 +109,7 @@ std::string one_run(const ScenarioResult& r, std::string_view name) {
         "the replicas serve)\n",
         m.waiting_at_last_arrival);
   }
+  if (s.disaggregated.enabled()) out += kv_transfer_text(o);
   out += fmt::format("   {} collective sizes timed, {} simulated on the fabric; simulated in {:.2f} s\n",
                      o.collective_sizes, o.isolated_runs, o.wall_seconds);
   return out + cost_text(r);
@@ -131,6 +147,12 @@ Json run_json(const ScenarioResult& r, std::string_view name) {
          {"iterations", m.iterations},
          {"kv_tokens", o.kv.tokens()},
          {"waiting_at_last_arrival", m.waiting_at_last_arrival}};
+  if (r.scenario.serving()->spec.disaggregated.enabled()) {
+    j["kv_transfer"] = Json{{"sequences", m.kv_wait.count},
+                            {"bytes", o.run.kv_bytes},
+                            {"transfers", o.run.kv_transfers},
+                            {"wait", latency_json(m.kv_wait)}};
+  }
   if (const auto c = token_cost(r)) j["usd_per_million_tokens"] = Json{{"input", c->input}, {"output", c->output}};
   return j;
 }

@@ -125,6 +125,7 @@ YAML::Node serving_node(const ServingWorkload& w) {
   holder.spec.model = w.spec.model;
   node["model"] = fields_node(training_fields(), holder)["model"];
   if (in_catalogue(w.spec.model.name)) node["model"]["name"] = w.spec.model.name;
+  node.remove(w.spec.disaggregated.enabled() ? "parallel" : "disaggregated");  // one or the other
   if (!w.trace_file.empty()) {
     for (const char* key : {"arrivals", "rate", "cv", "count", "duration"}) node["requests"].remove(key);
     node["requests"]["trace"] = absolute_path(w.trace_file);

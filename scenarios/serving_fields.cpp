@@ -16,6 +16,8 @@ ArrivalKind to_arrivals(std::string_view /*key*/, std::string_view text) { retur
 std::string_view arrivals_name(ArrivalKind k) { return to_string(k); }
 LengthKind to_length(std::string_view /*key*/, std::string_view text) { return parse_length_kind(text); }
 std::string_view length_name(LengthKind k) { return to_string(k); }
+KvTransferMode to_transfer(std::string_view /*key*/, std::string_view text) { return parse_kv_transfer(text); }
+std::string_view transfer_name(KvTransferMode m) { return to_string(m); }
 SoftwareStack to_software(std::string_view /*key*/, std::string_view text) { return parse_software(text); }
 
 using W = ServingWorkload;
@@ -25,6 +27,7 @@ using R = RequestStreamSpec;
 using A = ArrivalSpec;
 using O = ServingSlo;
 using H = HostOverheads;
+using D = Disaggregation;
 
 constexpr std::array kServingFields = {
     choice<W, to_weights, weights_name, &W::spec, &S::weights>(
@@ -33,6 +36,17 @@ constexpr std::array kServingFields = {
     field<W, &W::spec, &S::tp>("parallel.tp", "", "tensor-parallel GPUs per replica", Range{1, kMaxCount}),
     field<W, &W::spec, &S::replicas>("parallel.replicas", "", "copies of the model, each with its own scheduler",
                                      Range{1, kMaxCount}),
+    field<W, &W::spec, &S::disaggregated, &D::prefill_tp>(
+        "disaggregated.prefill_tp", "", "tensor-parallel GPUs per prefill replica", Range{1, kMaxCount}),
+    field<W, &W::spec, &S::disaggregated, &D::prefill_replicas>("disaggregated.prefill_replicas", "",
+                                                                "prefill replicas", Range{1, kMaxCount}),
+    field<W, &W::spec, &S::disaggregated, &D::decode_tp>(
+        "disaggregated.decode_tp", "", "tensor-parallel GPUs per decode replica", Range{1, kMaxCount}),
+    field<W, &W::spec, &S::disaggregated, &D::decode_replicas>("disaggregated.decode_replicas", "", "decode replicas",
+                                                               Range{1, kMaxCount}),
+    choice<W, to_transfer, transfer_name, &W::spec, &S::disaggregated, &D::transfer>(
+        "disaggregated.kv_transfer",
+        "layerwise (pushed as each layer is computed) | after_prefill (pulled once the prompt is done)"),
     choice<W, to_arrivals, arrivals_name, &W::stream, &R::arrivals, &A::kind>(
         "requests.arrivals", "poisson | gamma (bursty, cv) | all_at_once (offline)"),
     field<W, &W::stream, &R::arrivals, &A::rate>("requests.rate", "1/s", "requests per second (poisson, gamma)"),

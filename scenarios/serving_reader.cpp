@@ -44,7 +44,15 @@ void read_requests(const YamlMap& s, ServingWorkload& w, uint64_t seed) {
 }
 
 void read_sections(const YamlMap& s, ServingWorkload& w) {
-  for (const char* section : {"parallel", "scheduler", "slo", "host"}) {
+  if (s.has("disaggregated")) {
+    if (s.has("parallel") && !s.map("parallel").keys().empty()) {  // parallel: {} lets a variant clear it
+      throw s.error("disaggregated",
+                    "give the pools here (prefill_tp, prefill_replicas, decode_tp, decode_replicas) or "
+                    "parallel:, not both");
+    }
+    w.spec.disaggregated.prefill_tp = 1;  // the section's presence disaggregates; its keys size the pools
+  }
+  for (const char* section : {"parallel", "disaggregated", "scheduler", "slo", "host"}) {
     if (!s.has(section)) continue;
     const YamlMap m = s.map(section);
     read_fields(m, serving_fields(), std::string(section) + ".", w);
@@ -77,8 +85,11 @@ ServingWorkload read_serving(const YamlMap& s, const SystemSpec& system, uint64_
   w.gpu = std::string(gpu.name);
   at(w.where, [&] {
     check(w.spec, system.ranks, gpu);
-    w.kv = kv_capacity(w.spec, gpu);
-    require_room(w.kv, w.spec, gpu, longest_request(w.spec, w.requests));
+    const uint64_t longest = longest_request(w.spec, w.requests);
+    for (const ServingSpec& pool : pool_specs(w.spec)) {
+      w.kv = kv_capacity(pool, gpu);  // the last pool's: disaggregated, the decode pool's
+      require_room(w.kv, pool, gpu, longest);
+    }
     return 0;
   });
   return w;

@@ -27,3 +27,4 @@ run_short gpt3 'TFLOP/s' gpt3-175b-1024-a100.yaml system.nodes=16 workload.paral
 run_short resnet-trace 'replayed from the trace: 16 ranks' resnet50-trace-fabrics.yaml
 run_short serving-8b 'side by side' serving-8b-gpus.yaml workload.serving.requests.count=200
 run_short serving-70b 'NVSwitch, tp 8' serving-70b-tp-pcie-vs-nvlink.yaml workload.serving.requests.count=60
+run_short serving-disaggregated 'KV caches to decode' serving-70b-disaggregated.yaml workload.serving.requests.count=40

@@ -150,3 +150,36 @@ TEST_CASE("a serving plan: SLO attainment, the highest rate within it, the cheap
   rows[0].meets = rows[2].meets = false;
   CHECK_FALSE(cheapest_serving(rows).has_value());
 }
+
+TEST_CASE("a disaggregated serving scenario: its pools, its KV transfers, written back, and its errors", "[serving]") {
+  const std::string body =
+      "    model: llama-3-8b\n"
+      "    disaggregated: {prefill_tp: 2, prefill_replicas: 1, decode_tp: 2, decode_replicas: 2, "
+      "kv_transfer: after_prefill}\n"
+      "    requests: {rate: 10, count: 40, prompt: {mean: 600}, output: {mean: 40}}\n";
+  const Scenario s = load_scenario_text(serving_text(body), "d.yaml");
+  REQUIRE(s.serving() != nullptr);
+  CHECK(s.serving()->spec.disaggregated.transfer == KvTransferMode::after_prefill);
+  const ScenarioResult r = run_scenario(s);
+  const std::string table = format_scenario(r, OutputFormat::table);
+  CHECK_THAT(table, Catch::Contains("prefill tp 2 x 1, decode tp 2 x 2, KV after_prefill") &&
+                        Catch::Contains("KV caches to decode: 40 sequences"));
+  CHECK_THAT(format_scenario(r, OutputFormat::json), Catch::Contains("\"kv_transfer\""));
+  const Scenario again = load_scenario_text(scenario_yaml(s), "resolved.yaml");
+  CHECK(again.serving()->spec.disaggregated.decode_replicas == 2);
+  CHECK(format_scenario(run_scenario(again), OutputFormat::csv) == format_scenario(r, OutputFormat::csv));
+
+  CHECK_THROWS_WITH(load_scenario_text(serving_text("    model: llama-3-8b\n    parallel: {tp: 2}\n"
+                                                    "    disaggregated: {prefill_tp: 2}\n    requests: {count: 5}\n"),
+                                       "d.yaml"),
+                    Catch::Contains("d.yaml:") && Catch::Contains("parallel:, not both"));
+  CHECK_THROWS_WITH(
+      load_scenario_text(serving_text("    model: llama-3-8b\n    disaggregated: {prefill_tp: 4, decode_tp: 8}\n"
+                                      "    requests: {count: 5}\n"),
+                         "d.yaml"),
+      Catch::Contains("prefill 4 x 1 + decode 8 x 1 = 12 GPUs, but the system has 8"));
+  CHECK_THROWS_WITH(load_scenario_text(serving_text("    model: llama-3-8b\n    disaggregated: {kv_transfer: later}\n"
+                                                    "    requests: {count: 5}\n"),
+                                       "d.yaml"),
+                    Catch::Contains("expected after_prefill or layerwise"));
+}

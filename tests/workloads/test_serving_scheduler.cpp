@@ -109,8 +109,9 @@ TEST_CASE("Little's law holds on the simulated system", "[serving][validation]")
   const std::vector<Request> requests = generate_requests(stream, 5);
   const IterationModel model = h100_model(spec);
   const KvCapacity kv = kv_capacity(spec, catalogue::gpu("h100-sxm"));
-  const ServingRun run = simulate_serving(spec.limits, 1, 0, kv.blocks, requests,
-                                          [&](uint32_t) -> const IterationModel& { return model; });
+  ServingSetup setup{.limits = spec.limits};
+  setup.pools.push_back({1, 1, kv.blocks, [&](uint32_t) -> const IterationModel& { return model; }});
+  const ServingRun run = simulate_serving(setup, requests);
   const ServingMetrics m = serving_metrics(run, spec.slo);
   REQUIRE(m.requests == 4000);
   const double lambda = static_cast<double>(m.requests) / m.duration.seconds();

@@ -107,7 +107,13 @@ uint32_t ReplicaScheduler::complete(const ScheduledBatch& batch, Time now,
     }
     s.last_token = now;
     ++s.generated;
-    if (!s.finished()) continue;
+    if (!s.finished()) {
+      if (hands_off_) {
+        running_.erase(std::find(running_.begin(), running_.end(), item.id));
+        handed_off_.push_back(item.id);
+      }
+      continue;
+    }
     s.finish = now;
     blocks_free_ += s.blocks;
     s.blocks = 0;

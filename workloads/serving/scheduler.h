@@ -6,11 +6,16 @@
 // freed, queued again at the front, its tokens recomputed later: vLLM's recompute mode). Only when
 // nothing was preempted are waiting sequences admitted, first come first served, while the budget,
 // the sequence limit and free blocks allow; without chunked prefill a prompt must fit the budget whole.
+// A prefill replica of a disaggregated pair hands each sequence off once its first token is sampled
+// (keeping its blocks until the KV cache has left: release); a decode replica takes sequences whose
+// prompt is computed elsewhere, with their blocks reserved before the cache arrives (after_prefill) or
+// allocated on admission (layerwise: the cache waits in a receive buffer).
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "workloads/serving/iteration_cost.h"
@@ -48,6 +53,15 @@ class ReplicaScheduler {
   ReplicaScheduler(const SchedulerLimits& limits, uint64_t kv_blocks, std::vector<Sequence>& sequences);
 
   void add(uint32_t id) { waiting_.push_back(id); }
+  // Prefill replica of a disaggregated pair: sequences leave after their first token (take_handed_off).
+  void hand_off_after_first_token() { hands_off_ = true; }
+  // Sequences that left since the last call; each keeps its blocks in Sequence::blocks until
+  // release(blocks) gives them back here.
+  std::vector<uint32_t> take_handed_off() { return std::exchange(handed_off_, {}); }
+  void release(uint32_t blocks) { blocks_free_ += blocks; }
+  // Decode replica: blocks for the computed tokens of a sequence arriving from a prefill replica;
+  // false (nothing taken) when too few are free.
+  bool reserve(Sequence& s) { return allocate(s, 0); }
   // The next iteration's batch (empty when nothing can run).
   ScheduledBatch schedule();
   // The batch ran and ended at `now`: computed tokens advance; sequences that reached the end of their
@@ -74,6 +88,8 @@ class ReplicaScheduler {
   std::vector<Sequence>& seqs_;
   std::deque<uint32_t> waiting_;
   std::vector<uint32_t> running_;  // in admission order
+  bool hands_off_ = false;
+  std::vector<uint32_t> handed_off_;
 };
 
 }  // namespace weft

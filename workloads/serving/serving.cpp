@@ -11,9 +11,9 @@
 namespace weft {
 namespace {
 
-std::vector<uint32_t> replica_gpus(uint32_t replica, uint32_t tp) {
+std::vector<uint32_t> replica_gpus(uint32_t first, uint32_t tp) {
   std::vector<uint32_t> gpus(tp);
-  for (uint32_t i = 0; i < tp; ++i) gpus[i] = replica * tp + i;
+  for (uint32_t i = 0; i < tp; ++i) gpus[i] = first + i;
   return gpus;
 }
 
@@ -34,36 +34,71 @@ uint64_t longest_request(const ServingSpec& spec, const std::vector<Request>& re
   return longest;
 }
 
+namespace {
+
+// Each pool's replicas on consecutive GPUs (the prefill pool's first), their collectives on the fabric.
+struct PoolModels {
+  std::vector<std::vector<uint32_t>> gpus;  // by replica
+  std::vector<std::unique_ptr<ReplicaCollectives>> collectives;
+  std::vector<std::unique_ptr<IterationModel>> models;
+};
+
+PoolModels pool_models(const ServingInputs& in, const ServingSpec& pool, const catalogue::GpuSpec& gpu,
+                       uint32_t& next_gpu, IsolatedTimer& timer) {
+  PoolModels out;
+  const Efficiencies eff = in.profile.resolve(gpu.name);
+  for (uint32_t r = 0; r < pool.replicas; ++r, next_gpu += pool.tp) {
+    out.gpus.push_back(replica_gpus(next_gpu, pool.tp));
+    out.collectives.push_back(std::make_unique<ReplicaCollectives>(in.topology, in.cluster, out.gpus.back(), timer));
+    ReplicaCollectives& c = *out.collectives.back();
+    out.models.push_back(std::make_unique<IterationModel>(
+        pool, gpu, eff, in.host, [&c](CollectiveOp op, Bytes bytes) { return c.time(op, bytes); }));
+  }
+  return out;
+}
+
+}  // namespace
+
 ServingOutcome run_serving(const ServingInputs& in, const std::function<bool(Time)>& poll) {
   const auto wall_start = std::chrono::steady_clock::now();
   const ServingSpec& spec = in.spec;
   const catalogue::GpuSpec& gpu = node_spec::gpu_of(node_spec::resolved(in.cluster.node));
   check(spec, static_cast<uint32_t>(in.topology.gpus().size()), gpu);
+  const std::vector<ServingSpec> pools = pool_specs(spec);
   ServingOutcome out;
-  out.kv = kv_capacity(spec, gpu);
-  require_room(out.kv, spec, gpu, longest_request(spec, in.requests));
-  if (spec.tp > 1) require_simulations(in.setup.fabric, 2, "fabrics", "serve with tp 1, or another fabric");
+  const uint64_t longest = longest_request(spec, in.requests);
+  for (const ServingSpec& p : pools) {
+    out.pool_kv.push_back(kv_capacity(p, gpu));
+    require_room(out.pool_kv.back(), p, gpu, longest);
+    if (p.tp > 1) require_simulations(in.setup.fabric, 2, "fabrics", "serve with tp 1, or another fabric");
+  }
+  out.kv = out.pool_kv.back();
   Simulation main(in.topology, in.setup);
   IsolatedTimer timer(main);
-  std::vector<std::unique_ptr<ReplicaCollectives>> collectives;
-  std::vector<std::unique_ptr<IterationModel>> models;
-  const Efficiencies eff = in.profile.resolve(gpu.name);
-  for (uint32_t r = 0; r < spec.replicas; ++r) {
-    collectives.push_back(
-        std::make_unique<ReplicaCollectives>(in.topology, in.cluster, replica_gpus(r, spec.tp), timer));
-    ReplicaCollectives& c = *collectives.back();
-    models.push_back(std::make_unique<IterationModel>(
-        spec, gpu, eff, in.host, [&c](CollectiveOp op, Bytes bytes) { return c.time(op, bytes); }));
+  ServingSetup setup{.limits = spec.limits, .max_concurrency = spec.max_concurrency};
+  std::vector<PoolModels> models;
+  uint32_t next_gpu = 0;
+  for (size_t p = 0; p < pools.size(); ++p) {
+    models.push_back(pool_models(in, pools[p], gpu, next_gpu, timer));
+    const PoolModels& m = models.back();
+    setup.pools.push_back({pools[p].replicas, pools[p].tp, out.pool_kv[p].blocks,
+                           [&m](uint32_t r) -> const IterationModel& { return *m.models[r]; }});
   }
-  out.run = simulate_serving(
-      spec.limits, spec.replicas, spec.max_concurrency, out.kv.blocks, in.requests,
-      [&models](uint32_t r) -> const IterationModel& { return *models[r]; }, poll);
+  std::unique_ptr<KvTransport> transport;
+  if (spec.disaggregated.enabled()) {
+    transport =
+        std::make_unique<KvTransport>(main.fabric(), in.topology, spec.model, spec.kv, models[0].gpus, models[1].gpus);
+    setup.transfer = spec.disaggregated.transfer;
+    setup.transport = transport.get();
+    setup.layers = spec.model.layers;
+  }
+  out.run = simulate_serving(main, setup, in.requests, poll);
   out.metrics = serving_metrics(out.run, spec.slo);
-  const double gpu_seconds = out.metrics.duration.seconds() * spec.replicas;
-  if (gpu_seconds > 0) {
-    out.metrics.mfu = out.run.flops_per_gpu / (gpu_seconds * peak_flops(gpu, gemm_precision(spec.weights)));
+  const double gpu_seconds = out.metrics.duration.seconds() * static_cast<double>(serving_gpus(spec));
+  if (gpu_seconds > 0) out.metrics.mfu = out.run.flops / (gpu_seconds * peak_flops(gpu, gemm_precision(spec.weights)));
+  for (const PoolModels& m : models) {
+    for (const auto& c : m.collectives) out.collective_sizes += c->distinct();
   }
-  for (const auto& c : collectives) out.collective_sizes += c->distinct();
   out.isolated_runs = timer.simulated();
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return out;

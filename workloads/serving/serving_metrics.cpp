@@ -52,12 +52,13 @@ void add_requests(const ServingRun& run, const ServingSlo& slo, ServingMetrics& 
 }
 
 void add_iterations(const ServingRun& run, ServingMetrics& m) {
-  double busy = 0, batch = 0, kv = 0, waiting = 0, in_system = 0, prefill = 0;
-  const double blocks = std::max<double>(1, static_cast<double>(run.kv_blocks));
+  double busy = 0, gpu_busy = 0, batch = 0, kv = 0, waiting = 0, in_system = 0, prefill = 0;
   for (const IterationSample& it : run.iterations) {
     const double d = static_cast<double>(it.duration.ps());
+    const double blocks = std::max<double>(1, static_cast<double>(run.kv_blocks[it.replica]));
     busy += d;
-    prefill += it.prefill_share * d;
+    gpu_busy += d * run.replica_gpus[it.replica];
+    prefill += it.prefill_share * d * run.replica_gpus[it.replica];
     batch += it.seqs * d;
     kv += static_cast<double>(it.blocks) / blocks * d;
     waiting += it.waiting * d;
@@ -67,12 +68,14 @@ void add_iterations(const ServingRun& run, ServingMetrics& m) {
   m.iterations = run.iterations.size();
   const double span = static_cast<double>(m.duration.ps());
   if (busy > 0) {
-    m.prefill_fraction = prefill / busy;
+    m.prefill_fraction = prefill / gpu_busy;
     m.mean_batch = batch / busy;
     m.mean_kv = kv / busy;
   }
   if (span > 0) {
-    m.busy = busy / (span * run.replicas);
+    double gpus = 0;
+    for (uint32_t g : run.replica_gpus) gpus += g;
+    m.busy = gpu_busy / (span * gpus);
     m.mean_waiting = waiting / span;
     m.mean_in_system = in_system / span;
   }
@@ -128,6 +131,7 @@ ServingMetrics serving_metrics(const ServingRun& run, const ServingSlo& slo) {
   std::vector<std::pair<int64_t, uint64_t>> gaps(run.token_gaps.begin(), run.token_gaps.end());
   std::sort(gaps.begin(), gaps.end());
   m.itl = histogram_stats(gaps);
+  m.kv_wait = stats(run.kv_waits);
   const double seconds = m.duration.seconds();
   if (seconds > 0) {
     m.requests_per_s = static_cast<double>(m.requests) / seconds;
@@ -145,12 +149,12 @@ std::vector<ServingBin> serving_series(const ServingRun& run, uint32_t bins) {
   if (bins == 0 || span <= 0) return {};
   const double width = span / bins;
   std::vector<double> busy(bins, 0);
-  const double blocks = std::max<double>(1, static_cast<double>(run.kv_blocks));
   for (uint32_t b = 0; b < bins; ++b) out[b].start = run.first_arrival + Time::ps(std::llround(b * width));
   for (const IterationSample& it : run.iterations) {
     const auto b = std::min<size_t>(
         bins - 1, static_cast<size_t>(static_cast<double>((it.start - run.first_arrival).ps()) / width));
     const double d = static_cast<double>(it.duration.ps());
+    const double blocks = std::max<double>(1, static_cast<double>(run.kv_blocks[it.replica]));
     busy[b] += d;
     out[b].batch += it.seqs * d;
     out[b].kv += static_cast<double>(it.blocks) / blocks * d;

@@ -29,6 +29,7 @@ struct ServingMetrics {
   Time duration;  // first arrival to last token
   double requests_per_s = 0, output_tokens_per_s = 0, total_tokens_per_s = 0;
   LatencyStats ttft, tpot, itl, e2e;
+  LatencyStats kv_wait;             // disaggregated: first token to the cache's arrival at the decode replica
   uint64_t good_requests = 0;       // meeting every objective of the SLO
   double goodput = 0;               // good requests per second
   double busy = 0;                  // fraction of replica-time running an iteration (GPU utilisation)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <memory>
+#include <utility>
 
 #include "sim/core/errors.h"
 
@@ -28,13 +29,10 @@ float prefill_share(const IterationModel& model, const BatchShape& shape) {
 
 class ServingSimulation {
  public:
-  ServingSimulation(const SchedulerLimits& limits, uint32_t replicas, uint32_t max_concurrency, uint64_t kv_blocks,
-                    const std::vector<Request>& requests,
-                    const std::function<const IterationModel&(uint32_t)>& model_of,
+  // `sim` null: no fabric (not disaggregated), the run on `engine` alone.
+  ServingSimulation(Simulation* sim, Engine& engine, const ServingSetup& setup, const std::vector<Request>& requests,
                     const std::function<bool(Time)>& poll)
-      : requests_(requests), model_of_(model_of), poll_(poll), max_concurrency_(max_concurrency) {
-    run_.replicas = replicas;
-    run_.kv_blocks = kv_blocks;
+      : sim_(sim), engine_(engine), setup_(setup), requests_(requests), poll_(poll) {
     run_.sequences.resize(requests.size());
     for (size_t i = 0; i < requests.size(); ++i) {
       Sequence& s = run_.sequences[i];
@@ -42,8 +40,22 @@ class ServingSimulation {
       s.output = requests[i].output;
       s.arrival = requests[i].arrival;
     }
-    for (uint32_t r = 0; r < replicas; ++r) {
-      replicas_.push_back(Replica{std::make_unique<ReplicaScheduler>(limits, kv_blocks, run_.sequences), {}, false});
+    for (uint32_t p = 0; p < setup.pools.size(); ++p) {
+      const ServingPool& pool = setup.pools[p];
+      for (uint32_t r = 0; r < pool.replicas; ++r) {
+        replicas_.push_back(
+            Replica{std::make_unique<ReplicaScheduler>(setup.limits, pool.kv_blocks, run_.sequences), {}, false, p, r});
+        run_.kv_blocks.push_back(pool.kv_blocks);
+        run_.replica_gpus.push_back(pool.gpus_per_replica);
+      }
+    }
+    run_.replicas = static_cast<uint32_t>(replicas_.size());
+    if (disaggregated()) {
+      run_.prefill_replicas = setup.pools[0].replicas;
+      for (uint32_t r = 0; r < run_.prefill_replicas; ++r) replicas_[r].scheduler->hand_off_after_first_token();
+      handoffs_.resize(requests.size());
+      incoming_.resize(replicas_.size());
+      routed_.assign(replicas_.size(), 0);
     }
   }
 
@@ -53,8 +65,16 @@ class ServingSimulation {
       run_.last_arrival = requests_.back().arrival;
       engine_.schedule_at(requests_.front().arrival, [this] { arrive(0); });
     }
-    engine_.run();
+    if (sim_ != nullptr) {
+      sim_->run();
+    } else {
+      engine_.run();
+    }
     run_.end = engine_.now();
+    if (setup_.transport != nullptr) {
+      run_.kv_transfers = setup_.transport->transfers();
+      run_.kv_bytes = setup_.transport->bytes();
+    }
     return std::move(run_);
   }
 
@@ -63,11 +83,25 @@ class ServingSimulation {
     std::unique_ptr<ReplicaScheduler> scheduler;
     ScheduledBatch batch;  // the iteration in flight
     bool busy = false;
+    uint32_t pool = 0;
+    uint32_t index = 0;  // in its pool
   };
+  // A disaggregated sequence between its prefill and decode replicas.
+  struct Handoff {
+    uint32_t prefill = 0;  // replicas
+    uint32_t decode = 0;
+    uint32_t held_blocks = 0;  // on the prefill replica until the cache has left
+    uint32_t pushes = 0;       // layerwise pushes in flight
+    bool prefilled = false;
+    Time first_token;
+  };
+
+  bool disaggregated() const { return setup_.pools.size() > 1; }
+  const IterationModel& model_of(const Replica& r) const { return setup_.pools[r.pool].model_of(r.index); }
 
   void arrive(uint32_t i) {
     if (i + 1 < requests_.size()) engine_.schedule_at(requests_[i + 1].arrival, [this, i] { arrive(i + 1); });
-    if (max_concurrency_ > 0 && in_flight_ >= max_concurrency_) {
+    if (setup_.max_concurrency > 0 && in_flight_ >= setup_.max_concurrency) {
       held_.push_back(i);
     } else {
       send(i);
@@ -78,16 +112,29 @@ class ServingSimulation {
     }
   }
 
-  // To the replica with the fewest unfinished requests.
+  // The replica of [first, last) with the fewest unfinished requests (counting those routed to it).
+  uint32_t least_loaded(uint32_t first, uint32_t last) const {
+    auto load = [&](uint32_t r) { return replicas_[r].scheduler->unfinished() + (routed_.empty() ? 0 : routed_[r]); };
+    uint32_t best = first;
+    for (uint32_t r = first + 1; r < last; ++r) {
+      if (load(r) < load(best)) best = r;
+    }
+    return best;
+  }
+
   void send(uint32_t i) {
     run_.sequences[i].arrival = engine_.now();
     ++in_flight_;
-    uint32_t best = 0;
-    for (uint32_t r = 1; r < replicas_.size(); ++r) {
-      if (replicas_[r].scheduler->unfinished() < replicas_[best].scheduler->unfinished()) best = r;
+    const auto n = static_cast<uint32_t>(replicas_.size());
+    const uint32_t entry = least_loaded(0, disaggregated() ? run_.prefill_replicas : n);
+    if (disaggregated() && run_.sequences[i].output > 1) {  // one token: done on the prefill replica
+      const uint32_t d = least_loaded(run_.prefill_replicas, n);
+      handoffs_[i].prefill = entry;
+      handoffs_[i].decode = d;
+      ++routed_[d];
     }
-    replicas_[best].scheduler->add(i);
-    if (!replicas_[best].busy) start(best);
+    replicas_[entry].scheduler->add(i);
+    if (!replicas_[entry].busy) start(entry);
   }
 
   void start(uint32_t r) {
@@ -95,52 +142,135 @@ class ServingSimulation {
     replica.batch = replica.scheduler->schedule();
     replica.busy = !replica.batch.empty();
     if (!replica.busy) return;
-    const IterationCost cost = model_of_(r).cost(replica.batch.shape);
-    run_.flops_per_gpu += model_of_(r).flops(replica.batch.shape);
+    const IterationModel& model = model_of(replica);
+    const IterationCost cost = model.cost(replica.batch.shape);
+    run_.flops += model.flops(replica.batch.shape) * setup_.pools[replica.pool].gpus_per_replica;
     const Time duration = cost.total();
     const BatchShape& shape = replica.batch.shape;
-    run_.iterations.push_back({engine_.now(), duration, r, shape.tokens(),
-                               static_cast<uint32_t>(replica.batch.items.size()),
-                               static_cast<uint32_t>(replica.scheduler->waiting()),
-                               static_cast<uint32_t>(replica.scheduler->running()), replica.scheduler->blocks_used(),
-                               shape.prefill_tokens, cost.communication, prefill_share(model_of_(r), shape)});
+    run_.iterations.push_back(
+        {engine_.now(), duration, r, shape.tokens(), static_cast<uint32_t>(replica.batch.items.size()),
+         static_cast<uint32_t>(replica.scheduler->waiting()), static_cast<uint32_t>(replica.scheduler->running()),
+         replica.scheduler->blocks_used(), shape.prefill_tokens, cost.communication, prefill_share(model, shape)});
     if (poll_ && run_.iterations.size() % 4096 == 0 && !poll_(engine_.now())) {
       throw RunStopped("run stopped");
     }
+    if (disaggregated() && replica.pool == 0 && setup_.transfer == KvTransferMode::layerwise)
+      push_layers(replica, cost, duration);
     engine_.schedule_in(duration, [this, r] { end(r); });
+  }
+
+  // Layerwise: each prompt chunk's KV leaves as its layers are computed: all but the last layer from
+  // the end of the first, no faster than the layers produce it, then the last layer's at the end.
+  void push_layers(const Replica& replica, const IterationCost& cost, Time duration) {
+    const uint32_t layers = std::max<uint32_t>(1, setup_.layers);
+    const Time first_layer = Time::ps(cost.gpu.ps() / layers);
+    const double early = static_cast<double>(layers - 1) / layers;
+    for (const ScheduledSequence& item : replica.batch.items) {
+      if (run_.sequences[item.id].output <= 1) continue;  // finishes on the prefill replica
+      handoffs_[item.id].pushes += early > 0 ? 2 : 1;
+      if (early > 0) push(item, early, cost.host + first_layer, cost.gpu - first_layer);
+      push(item, 1 - early, duration, Time());
+    }
+  }
+
+  void push(const ScheduledSequence& item, double share, Time in, Time produced_over) {
+    engine_.schedule_in(in, [this, id = item.id, tokens = item.tokens, share, produced_over] {
+      const Handoff& h = handoffs_[id];
+      setup_.transport->send(h.prefill, h.decode - run_.prefill_replicas, tokens, share, produced_over, [this, id] {
+        --handoffs_[id].pushes;
+        deliver_if_ready(id);
+      });
+    });
   }
 
   void end(uint32_t r) {
     Replica& replica = replicas_[r];
     in_flight_ -= replica.scheduler->complete(replica.batch, engine_.now(), run_.token_gaps);
     start(r);
-    while (!held_.empty() && in_flight_ < max_concurrency_) {
+    if (disaggregated() && replica.pool == 0) {
+      for (uint32_t id : replica.scheduler->take_handed_off()) hand_off(id);
+    }
+    if (disaggregated() && replica.pool == 1) reserve_incoming(r);
+    while (!held_.empty() && in_flight_ < setup_.max_concurrency) {
       const uint32_t i = held_.front();
       held_.pop_front();
       send(i);
     }
   }
 
+  void hand_off(uint32_t id) {
+    Sequence& s = run_.sequences[id];
+    Handoff& h = handoffs_[id];
+    h.held_blocks = std::exchange(s.blocks, 0);
+    h.prefilled = true;
+    h.first_token = engine_.now();
+    if (setup_.transfer == KvTransferMode::layerwise) {
+      deliver_if_ready(id);
+    } else {
+      incoming_[h.decode].push_back(id);
+      reserve_incoming(h.decode);
+    }
+  }
+
+  // after_prefill: the decode replica takes blocks for its incoming caches, first come first served,
+  // and pulls each one whose blocks it has.
+  void reserve_incoming(uint32_t d) {
+    std::deque<uint32_t>& queue = incoming_[d];
+    while (!queue.empty() && replicas_[d].scheduler->reserve(run_.sequences[queue.front()])) {
+      const uint32_t id = queue.front();
+      queue.pop_front();
+      const Handoff& h = handoffs_[id];
+      setup_.transport->send(h.prefill, d - run_.prefill_replicas, run_.sequences[id].computed, 1, Time(),
+                             [this, id] { arrive_at_decode(id); });
+    }
+  }
+
+  void deliver_if_ready(uint32_t id) {
+    const Handoff& h = handoffs_[id];
+    if (h.prefilled && h.pushes == 0) arrive_at_decode(id);
+  }
+
+  void arrive_at_decode(uint32_t id) {
+    Handoff& h = handoffs_[id];
+    Replica& prefill = replicas_[h.prefill];
+    prefill.scheduler->release(std::exchange(h.held_blocks, 0));
+    if (!prefill.busy) start(h.prefill);
+    run_.kv_waits.push_back(engine_.now() - h.first_token);
+    --routed_[h.decode];
+    Replica& decode = replicas_[h.decode];
+    decode.scheduler->add(id);
+    if (!decode.busy) start(h.decode);
+  }
+
+  Simulation* sim_;
+  Engine& engine_;
+  const ServingSetup& setup_;
   const std::vector<Request>& requests_;
-  const std::function<const IterationModel&(uint32_t)>& model_of_;
   const std::function<bool(Time)>& poll_;
-  uint32_t max_concurrency_ = 0;
   uint32_t in_flight_ = 0;
   std::deque<uint32_t> held_;  // arrived, not sent (the client's concurrency limit)
-  Engine engine_;
   std::vector<Replica> replicas_;
+  std::vector<Handoff> handoffs_;               // by sequence (disaggregated)
+  std::vector<std::deque<uint32_t>> incoming_;  // by replica: caches waiting for decode blocks
+  std::vector<uint32_t> routed_;                // by replica: routed to decode there, not yet arrived
   ServingRun run_;
 };
 
 }  // namespace
 
-ServingRun simulate_serving(const SchedulerLimits& limits, uint32_t replicas, uint32_t max_concurrency,
-                            uint64_t kv_blocks, const std::vector<Request>& requests,
-                            const std::function<const IterationModel&(uint32_t)>& model_of,
+ServingRun simulate_serving(Simulation& sim, const ServingSetup& setup, const std::vector<Request>& requests,
                             const std::function<bool(Time)>& poll) {
   WEFT_ASSERT(std::is_sorted(requests.begin(), requests.end(),
                              [](const Request& a, const Request& b) { return a.arrival < b.arrival; }));
-  return ServingSimulation(limits, replicas, max_concurrency, kv_blocks, requests, model_of, poll).run();
+  WEFT_ASSERT(setup.pools.size() == 1 || (setup.pools.size() == 2 && setup.transport != nullptr));
+  return ServingSimulation(&sim, sim.engine(), setup, requests, poll).run();
+}
+
+ServingRun simulate_serving(const ServingSetup& setup, const std::vector<Request>& requests,
+                            const std::function<bool(Time)>& poll) {
+  WEFT_ASSERT(setup.pools.size() == 1);
+  Engine engine;
+  return ServingSimulation(nullptr, engine, setup, requests, poll).run();
 }
 
 }  // namespace weft

@@ -1,7 +1,10 @@
-// A serving run on weft's Engine: requests arrive (each routed to the replica with the fewest
-// unfinished requests, ties to the lowest index), each replica's scheduler forms an iteration's batch
-// whenever the replica is idle and has work, the iteration takes the IterationModel's time, and at its
-// end tokens are sampled and finished requests leave. Replicas share nothing but the arrivals.
+// A serving run on the Engine of a fabric Simulation: requests arrive (each routed to the replica with
+// the fewest unfinished requests, ties to the lowest index), each replica's scheduler forms an
+// iteration's batch whenever the replica is idle and has work, the iteration takes the IterationModel's
+// time, and at its end tokens are sampled and finished requests leave. Disaggregated, a request is
+// routed on arrival to a prefill replica and a decode replica (as a P/D proxy does); after its first
+// token its KV cache crosses the fabric (KvTransport, contending with the other transfers in flight)
+// and the decode replica generates the rest.
 #pragma once
 
 #include <cstdint>
@@ -9,8 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/core/engine.h"
+#include "sim/simulation.h"
 #include "workloads/serving/iteration_cost.h"
+#include "workloads/serving/kv_transport.h"
 #include "workloads/serving/requests.h"
 #include "workloads/serving/scheduler.h"
 
@@ -36,20 +40,48 @@ struct ServingRun {
   std::vector<Sequence> sequences;  // one per request, in request order
   std::vector<IterationSample> iterations;
   std::unordered_map<int64_t, uint64_t> token_gaps;  // ps between two tokens of a sequence -> count
-  uint64_t kv_blocks = 0;                            // per replica
-  double flops_per_gpu = 0;  // the model's FLOPs one GPU of a replica computed, summed over every iteration
+  std::vector<uint64_t> kv_blocks;                   // by replica (prefill replicas first)
+  std::vector<uint32_t> replica_gpus;                // by replica
+  double flops = 0;                                  // the model's FLOPs all GPUs computed, summed over every iteration
   uint32_t replicas = 1;
+  uint32_t prefill_replicas = 0;  // disaggregated: replicas [0, this) prefill, the rest decode
+  // Disaggregated: per sequence handed off, from its first token to its KV cache's arrival at the
+  // decode replica (waiting for blocks, then the transfer; layerwise: what the push left to do).
+  std::vector<Time> kv_waits;
+  uint64_t kv_transfers = 0;  // fabric transfers
+  double kv_bytes = 0;
   Time first_arrival, last_arrival, end;
   uint64_t waiting_at_last_arrival = 0;  // all replicas
 };
 
-// `model_of(r)` is replica r's iteration model. Requests must be sorted by arrival. With
-// `max_concurrency` > 0 a request is sent only when fewer are unfinished (its Sequence::arrival is when
-// it was sent). Stops (RunStopped) when `poll`, called every 4,096 iterations with the simulated time,
-// returns false.
-ServingRun simulate_serving(const SchedulerLimits& limits, uint32_t replicas, uint32_t max_concurrency,
-                            uint64_t kv_blocks, const std::vector<Request>& requests,
-                            const std::function<const IterationModel&(uint32_t)>& model_of,
+// Replicas of one kind: mixed (prefill and decode), or one side of a disaggregated pair.
+struct ServingPool {
+  uint32_t replicas = 1;
+  uint32_t gpus_per_replica = 1;
+  uint64_t kv_blocks = 0;                                   // per replica
+  std::function<const IterationModel&(uint32_t)> model_of;  // by replica of the pool
+};
+
+struct ServingSetup {
+  SchedulerLimits limits;
+  // The client's limit on requests in flight (0: none): a request is sent only when fewer are
+  // unfinished, and its Sequence::arrival is when it was sent.
+  uint32_t max_concurrency = 0;
+  std::vector<ServingPool> pools;  // one (mixed), or prefill then decode
+  // Disaggregated only: how the caches move, and the model's layers (a layerwise push starts when the
+  // first layer is done and cannot outrun the rest).
+  KvTransferMode transfer = KvTransferMode::layerwise;
+  KvTransport* transport = nullptr;
+  uint32_t layers = 1;
+};
+
+// Requests must be sorted by arrival. Runs `sim` (its engine and fabric) to the end. Stops
+// (RunStopped) when `poll`, called every 4,096 iterations with the simulated time, returns false.
+ServingRun simulate_serving(Simulation& sim, const ServingSetup& setup, const std::vector<Request>& requests,
+                            const std::function<bool(Time)>& poll = {});
+// One pool without a fabric (tests, or models whose collectives are timed elsewhere), on an Engine of
+// its own.
+ServingRun simulate_serving(const ServingSetup& setup, const std::vector<Request>& requests,
                             const std::function<bool(Time)>& poll = {});
 
 }  // namespace weft

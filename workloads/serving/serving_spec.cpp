@@ -35,17 +35,62 @@ double bytes_per_weight(WeightFormat f) {
 
 Precision gemm_precision(WeightFormat f) { return f == WeightFormat::fp8 ? Precision::fp8 : Precision::bf16; }
 
+std::string_view to_string(KvTransferMode m) { return m == KvTransferMode::layerwise ? "layerwise" : "after_prefill"; }
+
+KvTransferMode parse_kv_transfer(std::string_view text) {
+  for (KvTransferMode m : {KvTransferMode::after_prefill, KvTransferMode::layerwise}) {
+    if (text == to_string(m)) return m;
+  }
+  throw ConfigError(fmt::format("kv_transfer '{}': expected after_prefill or layerwise", text));
+}
+
+std::vector<ServingSpec> pool_specs(const ServingSpec& spec) {
+  if (!spec.disaggregated.enabled()) return {spec};
+  const Disaggregation& d = spec.disaggregated;
+  std::vector<ServingSpec> pools(2, spec);
+  for (ServingSpec& p : pools) p.disaggregated = {};
+  pools[0].tp = d.prefill_tp;
+  pools[0].replicas = d.prefill_replicas;
+  pools[1].tp = d.decode_tp;
+  pools[1].replicas = d.decode_replicas;
+  return pools;
+}
+
+uint64_t serving_gpus(const ServingSpec& spec) {
+  uint64_t gpus = 0;
+  for (const ServingSpec& p : pool_specs(spec)) gpus += static_cast<uint64_t>(p.tp) * p.replicas;
+  return gpus;
+}
+
+namespace {
+
+// `where`: the keys that set this tp, for the message.
+void check_tp(const ModelConfig& m, uint32_t tp, uint32_t replicas, std::string_view where) {
+  if (tp == 0 || replicas == 0) throw ConfigError(fmt::format("{}: tp and replicas must be at least 1", where));
+  if (m.heads % tp != 0) throw ConfigError(fmt::format("{}: {} heads do not divide by tp {}", where, m.heads, tp));
+  if (m.kv_heads % tp != 0 && tp % m.kv_heads != 0) {
+    throw ConfigError(fmt::format("{}: {} KV heads neither divide by tp {} nor divide it", where, m.kv_heads, tp));
+  }
+}
+
+}  // namespace
+
 void check(const ServingSpec& s, uint32_t gpus, const catalogue::GpuSpec& gpu) {
   const ModelConfig& m = s.model;
-  if (s.tp == 0 || s.replicas == 0) throw ConfigError("parallel: tp and replicas must be at least 1");
-  if (m.heads % s.tp != 0)
-    throw ConfigError(fmt::format("parallel.tp: {} heads do not divide by tp {}", m.heads, s.tp));
-  if (m.kv_heads % s.tp != 0 && s.tp % m.kv_heads != 0) {
-    throw ConfigError(fmt::format("parallel.tp: {} KV heads neither divide by tp {} nor divide it", m.kv_heads, s.tp));
+  if (s.disaggregated.enabled()) {
+    const Disaggregation& d = s.disaggregated;
+    check_tp(m, d.prefill_tp, d.prefill_replicas, "disaggregated.prefill_tp");
+    check_tp(m, d.decode_tp, d.decode_replicas, "disaggregated.decode_tp");
+  } else {
+    check_tp(m, s.tp, s.replicas, "parallel.tp");
   }
-  if (static_cast<uint64_t>(s.tp) * s.replicas > gpus) {
-    throw ConfigError(fmt::format("parallel: tp {} x replicas {} = {} GPUs, but the system has {}", s.tp, s.replicas,
-                                  static_cast<uint64_t>(s.tp) * s.replicas, gpus));
+  if (serving_gpus(s) > gpus) {
+    const std::string pools =
+        s.disaggregated.enabled()
+            ? fmt::format("prefill {} x {} + decode {} x {}", s.disaggregated.prefill_tp,
+                          s.disaggregated.prefill_replicas, s.disaggregated.decode_tp, s.disaggregated.decode_replicas)
+            : fmt::format("tp {} x replicas {}", s.tp, s.replicas);
+    throw ConfigError(fmt::format("parallel: {} = {} GPUs, but the system has {}", pools, serving_gpus(s), gpus));
   }
   if (s.kv != Precision::bf16 && s.kv != Precision::fp16 && s.kv != Precision::fp8) {
     throw ConfigError(fmt::format("kv_cache: '{}' (expected bf16, fp16 or fp8)", precision_name(s.kv)));

@@ -44,6 +44,25 @@ struct ServingSlo {
   Time e2e;   // arrival to last token
 };
 
+// Disaggregated serving (DistServe, Splitwise, vLLM's P/D connectors, Dynamo): prompts run on a
+// prefill pool, which samples the first token; each sequence's KV cache then crosses the fabric to a
+// decode pool that generates the rest. `after_prefill`: the decode replica reserves blocks and pulls
+// the whole cache once the prompt is done (vLLM's NixlConnector); `layerwise`: the prefill pushes each
+// layer's KV as it is computed, into a receive buffer on the decode GPUs (vLLM's P2pNcclConnector,
+// Mooncake), so most of the transfer hides behind the prefill.
+enum class KvTransferMode : uint8_t { after_prefill, layerwise };
+std::string_view to_string(KvTransferMode m);
+KvTransferMode parse_kv_transfer(std::string_view text);  // ConfigError listing both
+
+struct Disaggregation {
+  uint32_t prefill_tp = 0;  // 0: not disaggregated (one pool of `tp` x `replicas`)
+  uint32_t prefill_replicas = 1;
+  uint32_t decode_tp = 1;
+  uint32_t decode_replicas = 1;
+  KvTransferMode transfer = KvTransferMode::layerwise;
+  bool enabled() const { return prefill_tp > 0; }
+};
+
 struct ServingSpec {
   ModelConfig model;
   WeightFormat weights = WeightFormat::bf16;
@@ -56,10 +75,16 @@ struct ServingSpec {
   // that arrives while this many are unfinished waits at the client, and its latencies count from
   // when it is sent. 0: no limit (open loop).
   uint32_t max_concurrency = 0;
+  Disaggregation disaggregated;
 };
 
-// Throws ConfigError: heads or KV heads not divisible by tp (nor tp by KV heads), tp·replicas above
-// the system's GPUs, a KV format other than bf16/fp16/fp8, the GPU lacking fp8 for fp8 weights, limits
+// The pools a spec serves with: itself (one pool of mixed replicas), or its prefill pool then its
+// decode pool (each with its own tp and replicas, not disaggregated).
+std::vector<ServingSpec> pool_specs(const ServingSpec& spec);
+uint64_t serving_gpus(const ServingSpec& spec);  // over the pools
+
+// Throws ConfigError: heads or KV heads not divisible by a pool's tp (nor tp by KV heads), the pools'
+// GPUs above the system's, a KV format other than bf16/fp16/fp8, the GPU lacking fp8 for fp8 weights, limits
 // of zero, a utilisation outside (0, 1].
 void check(const ServingSpec& spec, uint32_t gpus, const catalogue::GpuSpec& gpu);
 

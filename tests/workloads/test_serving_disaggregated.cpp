@@ -1,0 +1,141 @@
+// Disaggregated serving (workloads/serving/kv_transport.h, serving_sim.h): how the KV heads are split
+// between the GPUs of a prefill and a decode replica, a cache's crossing of the fabric against the
+// NIC's rate, the layerwise push hiding behind the prefill, and a whole run's bookkeeping.
+#include <catch2/catch.hpp>
+
+#include "sim/simulation.h"
+#include "topologies/clusters.h"
+#include "topologies/systems.h"
+#include "workloads/serving/serving.h"
+
+using namespace weft;
+
+namespace {
+
+constexpr double kLlama8bKvBytesPerToken = 2.0 * 32 * 8 * 128 * 2;  // K and V, layers, KV heads, head_dim, bf16
+
+std::vector<uint32_t> gpus(uint32_t first, uint32_t count) {
+  std::vector<uint32_t> out(count);
+  for (uint32_t i = 0; i < count; ++i) out[i] = first + i;
+  return out;
+}
+
+struct Sent {
+  uint64_t transfers = 0;
+  double bytes = 0;
+  Time done;
+};
+
+// One cache of `tokens` tokens from a prefill replica on GPUs `from` to a decode replica on `to`, alone.
+Sent send_alone(const Topology& topology, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
+                uint32_t tokens) {
+  Simulation sim(topology, SimulationSetup{"flow", 1, {}});
+  KvTransport kv(sim.fabric(), topology, model("llama-3-8b"), Precision::bf16, {from}, {to});
+  Sent out;
+  kv.send(0, 0, tokens, 1, Time(), [&] { out.done = sim.engine().now(); });
+  sim.run();
+  out.transfers = kv.transfers();
+  out.bytes = kv.bytes();
+  return out;
+}
+
+ServingOutcome serve(const Topology& topology, const ClusterSpec& cluster, const ServingSpec& spec,
+                     const std::vector<Request>& requests) {
+  static const ComputeProfile kProfile = default_compute_profile();
+  const ServingInputs in{
+      spec, requests, topology, cluster, SimulationSetup{"flow", 1, {}}, kProfile, default_host_overheads()};
+  return run_serving(in);
+}
+
+ServingSpec disaggregated(KvTransferMode mode) {
+  ServingSpec spec;
+  spec.model = model("llama-3-8b");
+  spec.disaggregated = {.prefill_tp = 1, .prefill_replicas = 8, .decode_tp = 1, .decode_replicas = 8, .transfer = mode};
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("a KV cache goes to each decode GPU from the prefill GPUs that hold its heads", "[serving]") {
+  const ClusterSpec cluster = resolve_system("dgx-h100", 2, {}, "--set");
+  const Topology topology = build_cluster(cluster);
+  const double whole = 1000 * kLlama8bKvBytesPerToken;
+  // tp 1 -> 2, 2 -> 1 and 2 -> 8: every head once, in one transfer per pair of GPUs that share heads.
+  const Sent one_to_two = send_alone(topology, {0}, {8, 9}, 1000);
+  CHECK(one_to_two.transfers == 2);
+  CHECK(one_to_two.bytes == Approx(whole));
+  const Sent two_to_one = send_alone(topology, {0, 1}, {8}, 1000);
+  CHECK(two_to_one.transfers == 2);
+  CHECK(two_to_one.bytes == Approx(whole));
+  const Sent two_to_eight = send_alone(topology, {0, 1}, gpus(8, 8), 1000);
+  CHECK(two_to_eight.transfers == 8);  // each decode GPU holds one of the 8 KV heads, from one prefill GPU
+  CHECK(two_to_eight.bytes == Approx(whole));
+  // Across hosts the cache is bound by the NIC (ConnectX-7, 400 Gb/s NDR): no faster, and within 10 %
+  // (packet headers, the path's latency).
+  const double nic_seconds = whole * 8 / 400e9;
+  CHECK(one_to_two.done.seconds() >= nic_seconds / 2);  // two GPUs, two rails: both NICs of the pair
+  CHECK(two_to_one.done.seconds() >= nic_seconds);      // one decode GPU: its one NIC
+  CHECK(two_to_one.done.seconds() < 1.1 * nic_seconds);
+  // Within a host, NVLink (450 GB/s per direction) is an order of magnitude faster.
+  CHECK(send_alone(topology, {0}, {1}, 1000).done.seconds() < nic_seconds / 5);
+}
+
+TEST_CASE("disaggregated: the cache crosses the fabric after the prefill, or layer by layer behind it", "[serving]") {
+  const ClusterSpec cluster = resolve_system("dgx-h100", 2, {}, "--set");
+  const Topology topology = build_cluster(cluster);
+  // One request: prefill replica 0 on host 0, decode replica 8 on host 1 (over InfiniBand).
+  const std::vector<Request> one{{.id = 0, .arrival = Time(), .prompt = 2048, .output = 64}};
+  const ServingOutcome pulled = serve(topology, cluster, disaggregated(KvTransferMode::after_prefill), one);
+  const ServingOutcome pushed = serve(topology, cluster, disaggregated(KvTransferMode::layerwise), one);
+  ServingSpec mixed;
+  mixed.model = model("llama-3-8b");
+  const ServingOutcome colocated = serve(topology, cluster, mixed, one);
+
+  const double nic_seconds = 2048 * kLlama8bKvBytesPerToken * 8 / 400e9;
+  REQUIRE(pulled.metrics.kv_wait.count == 1);
+  CHECK(pulled.run.kv_bytes == Approx(2048 * kLlama8bKvBytesPerToken));
+  CHECK(pulled.metrics.kv_wait.max.seconds() >= nic_seconds);
+  CHECK(pulled.metrics.kv_wait.max.seconds() < 1.1 * nic_seconds);
+  // The push starts after the first of 32 layers and keeps pace with the prefill (tens of ms for 2048
+  // tokens on an H100), far below the NIC's rate: little is left when the prompt is done.
+  CHECK(pushed.metrics.kv_wait.max.seconds() < pulled.metrics.kv_wait.max.seconds() * 0.25);
+  // The first token comes from the prefill replica as it would alone; the wait for the cache lands on
+  // the second token.
+  CHECK(pulled.metrics.ttft.max == colocated.metrics.ttft.max);
+  CHECK(pulled.metrics.e2e.max > colocated.metrics.e2e.max);
+  CHECK((pulled.metrics.e2e.max - pulled.metrics.kv_wait.max).seconds() ==
+        Approx(colocated.metrics.e2e.max.seconds()).epsilon(0.001));
+  CHECK(pulled.run.sequences[0].generated == 64);
+}
+
+TEST_CASE("disaggregated: a loaded run finishes every request, deterministically", "[serving]") {
+  const ClusterSpec cluster = resolve_system("dgx-h100", 2, {}, "--set");
+  const Topology topology = build_cluster(cluster);
+  RequestStreamSpec stream;
+  stream.arrivals = {ArrivalKind::poisson, 40, 1};
+  stream.count = 400;
+  stream.prompt = {LengthKind::lognormal, 1500, 800, 1, 6000};
+  stream.output = {LengthKind::lognormal, 150, 100, 1, 1000};
+  const std::vector<Request> requests = generate_requests(stream, 3);
+  ServingSpec spec = disaggregated(KvTransferMode::after_prefill);
+  spec.disaggregated = {.prefill_tp = 2, .prefill_replicas = 2, .decode_tp = 4, .decode_replicas = 2};
+  const ServingOutcome a = serve(topology, cluster, spec, requests), b = serve(topology, cluster, spec, requests);
+  uint64_t outputs = 0, handed_off = 0;
+  for (const Request& r : requests) {
+    outputs += r.output;
+    handed_off += r.output > 1 ? 1 : 0;
+  }
+  CHECK(a.metrics.output_tokens == outputs);
+  CHECK(a.metrics.kv_wait.count == handed_off);
+  CHECK(a.run.replicas == 4);
+  CHECK(a.pool_kv.size() == 2);
+  CHECK(a.pool_kv[0].blocks < a.pool_kv[1].blocks);  // tp 2 holds more weights per GPU than tp 4
+  CHECK(a.metrics.e2e.p99 == b.metrics.e2e.p99);
+  CHECK(a.run.kv_transfers == b.run.kv_transfers);
+  // Prefill replicas run prompts only, decode replicas decodes only (no preemption at this load).
+  REQUIRE(a.metrics.preemptions == 0);
+  for (const IterationSample& it : a.run.iterations) {
+    if (it.replica < 2) CHECK(it.prefill_tokens == it.tokens);
+    if (it.replica >= 2) CHECK(it.prefill_tokens == 0);
+  }
+}
