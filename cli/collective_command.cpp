@@ -9,6 +9,7 @@
 #include "collectives/sweep.h"
 #include "scenarios/collective_request.h"
 #include "scenarios/nccl_tests_compare.h"
+#include "scenarios/reduction_report.h"
 #include "scenarios/report.h"
 #include "sim/core/errors.h"
 #include "sim/core/names.h"
@@ -27,8 +28,10 @@ struct CollectiveArgs {
   std::string format = "table";
   uint32_t channels = 1;  // -c; with --system only when given (else NCCL's tuner picks)
   bool channels_given = false;
-  std::string compare;    // --compare LOG: predict every row of a real nccl-tests log
-  bool in_place = false;  // --in-place: compare with its in-place columns
+  std::string compare;           // --compare LOG: predict every row of a real nccl-tests log
+  bool in_place = false;         // --in-place: compare with its in-place columns
+  bool reduction_order = false;  // --reduction-order: how each size's all-reduce sums, and the numbers
+  ReductionReportOptions reduction;
 };
 
 // --explain: what NCCL's model predicts for every (algorithm, protocol) at the largest size, and why
@@ -98,6 +101,12 @@ void run(const CollectiveArgs& a) {
   }
   const bool catalogue = !a.system.system.empty();
   const CollectiveRequest request = request_of(a);
+  if (a.reduction_order) {
+    ReductionReportOptions options = a.reduction;
+    options.seed = request.seed;
+    fmt::print("{}", reduction_order_report(prepare_collective(request), options));
+    return;
+  }
   const bool explaining = request.link_stats;  // --explain keeps the largest size's link statistics
   if (explaining && !catalogue) throw ConfigError("--explain needs a catalogue system (--system NAME)");
   const PreparedCollective prepared = prepare_collective(request);
@@ -119,6 +128,19 @@ void run(const CollectiveArgs& a) {
         std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return r.note.ends_with("calibrated"); });
     fmt::print("# {} of {} sizes timed by the measured fits of {}\n", fitted, rows.size(), request.calibration);
   }
+}
+
+void add_reduction_options(CLI::App* cmd, CollectiveArgs& args) {
+  cmd->add_flag("--reduction-order", args.reduction_order,
+                "With --system, all_reduce: the order each size sums its elements in (NCCL's ring, tree or NVLS "
+                "as the tuner picks), where it changes, and seeded sums in that order in fp32 and bf16 against "
+                "the exactly rounded sum");
+  cmd->add_option("--reduction-elements", args.reduction.elements,
+                  "With --reduction-order: elements summed per size and format")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 24));
+  cmd->add_flag("--heavy-tailed", args.reduction.heavy_tailed,
+                "With --reduction-order: Student's t inputs (3 degrees of freedom) instead of normal ones");
 }
 
 }  // namespace
@@ -171,6 +193,7 @@ Action add_collective_command(CLI::App& app) {
                   "A real nccl-tests log (stdout of all_reduce_perf, ...): predict each of its rows on --system, "
                   "with the error per row and per size band");
   cmd->add_flag("--in-place", args->in_place, "With --compare: the log's in-place columns (default out-of-place)");
+  add_reduction_options(cmd, *args);
   cmd->add_option("--format", args->format, "table | csv | json")
       ->capture_default_str()
       ->check(CLI::IsMember({"table", "csv", "json"}));

@@ -121,16 +121,19 @@ void scale_for_protocol(Schedule& s, Protocol p) {
   }
 }
 
+TreeOptions tree_build_options(Bytes size, const TunerInput& in, uint32_t channels, Protocol p) {
+  TreeOptions o;
+  o.channels = std::max<uint32_t>(2, channels + channels % 2);
+  o.chunk = p == Protocol::ll128 ? tree_ll128_chunk(size, in, o.channels) : chunk_for(p);
+  o.ranks_per_node = in.nodes > 1 ? in.gpus_per_node : in.ranks();
+  return o;
+}
+
 Schedule build(Algorithm a, CollectiveOp op, Bytes size, const TunerInput& in, uint32_t channels, Protocol p) {
   uint32_t ranks = in.ranks();
   switch (a) {
-    case Algorithm::tree: {
-      TreeOptions o;
-      o.channels = std::max<uint32_t>(2, channels + channels % 2);
-      o.chunk = p == Protocol::ll128 ? tree_ll128_chunk(size, in, o.channels) : chunk_for(p);
-      o.ranks_per_node = in.nodes > 1 ? in.gpus_per_node : ranks;
-      return tree_all_reduce(ranks, size, o);
-    }
+    case Algorithm::tree:
+      return tree_all_reduce(ranks, size, tree_build_options(size, in, channels, p));
     case Algorithm::nvls:
       return nvls_schedule(op, ranks, size, {std::max<uint32_t>(2, channels), nvls_chunk(size, in, channels)});
     case Algorithm::nvls_tree:
@@ -253,6 +256,7 @@ CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topo
         to_string(run.protocol), to_string(plan.choice.algorithm));
   }
   plan.simulated = run.algorithm;
+  plan.run = run;
   plan.label =
       fmt::format("{}/{} x{}", to_string(run.algorithm), to_string(run.protocol), std::max<uint32_t>(1, run.channels));
   uint32_t channels = std::max<uint32_t>(1, run.channels);
@@ -275,6 +279,30 @@ CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topo
   }
   relabel(plan.schedule, layout.by_position);  // node-major positions -> the communicator's ranks
   return plan;
+}
+
+std::vector<uint32_t> channel_ranks(const CollectivePlan& plan, const Topology& topology,
+                                    std::span<const uint32_t> gpus, uint32_t channel) {
+  const CommunicatorLayout layout = layout_of(topology, gpus);
+  const auto n = static_cast<uint32_t>(gpus.size());
+  std::vector<uint32_t> order(n);
+  for (uint32_t p = 0; p < n; ++p) order[p] = p;
+  if (plan.simulated == Algorithm::ring || plan.simulated == Algorithm::tree) {
+    order = ring_order(topology, plan.input, layout.gpu_of_position, channel);
+  }
+  std::vector<uint32_t> ranks(n);
+  for (uint32_t p = 0; p < n; ++p) ranks[p] = layout.by_position[order[p]];
+  return ranks;
+}
+
+uint64_t ring_chunk_bytes(Protocol p) {
+  const Bytes chunk = chunk_for(p);
+  return chunk.count() > 0 ? chunk.count() : kSimpleStepBytes * kRingChunkSteps;
+}
+
+TreeOptions tree_options(const CollectivePlan& plan) {
+  return tree_build_options(plan.schedule.size, plan.input, std::max<uint32_t>(1, plan.run.channels),
+                            plan.run.protocol);
 }
 
 }  // namespace weft

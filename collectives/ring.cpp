@@ -7,7 +7,6 @@
 namespace weft {
 namespace {
 
-constexpr uint32_t kRingChunkSteps = 4;       // CHUNKSTEPS for all-reduce, all-gather, reduce-scatter
 constexpr uint32_t kRingSliceSteps = 2;       // SLICESTEPS for the same
 constexpr uint32_t kBroadcastChunkSteps = 1;  // broadcast and reduce
 

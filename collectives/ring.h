@@ -29,6 +29,7 @@ struct RingOptions {
 // in flight), broadcast 1 (512 KiB, 8 in flight).
 inline constexpr uint32_t kNcclSteps = 8;
 inline constexpr uint64_t kSimpleStepBytes = 512 * 1024;
+inline constexpr uint32_t kRingChunkSteps = 4;  // CHUNKSTEPS for all-reduce, all-gather, reduce-scatter
 
 // `size` follows nccl-tests: the whole buffer for all-reduce, broadcast and reduce, the gathered output
 // for all-gather, the scattered input for reduce-scatter. All-to-all and send/recv are not ring

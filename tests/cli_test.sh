@@ -79,6 +79,7 @@ expect_error simgrid-no-module 'fabric simgrid: cannot load its module /nonexist
   env WEFT_SIMGRID_MODULE=/nonexistent/libweft_simgrid.so "$weft" collective --fabric simgrid -b 4M -e 4M --ranks 8
 expect_ok packet-collective '"fabric": "packet"' "$weft" collective --fabric packet --ranks 4 -b 1M -e 4M --format json
 expect_ok packet-spray 'busbw' "$weft" collective --system dgx-h100 --nodes 2 --fabric packet --routing spray -b 4M -e 4M
+expect_ok reduction-order "NVLS/Simple x16 .*65536/" "$weft" collective --system dgx-h100 --reduction-order -b 1M -e 4M -f 4
 expect_ok packet-incast 'paused|ecn_marks' "$weft" run "$source_dir/scenarios/incast-roce.yaml"
 expect_error spray-needs-packet 'needs the packet fabric' "$weft" collective --routing spray -b 1M -e 1M
 expect_error bad-routing 'ecmp, spray or adaptive' "$weft" collective --fabric packet --routing random -b 1M -e 1M

@@ -16,6 +16,7 @@
 #include "cost/cost_report.h"
 #include "cost/prices.h"
 #include "scenarios/collective_request.h"
+#include "scenarios/reduction_report.h"
 #include "sim/core/errors.h"
 #include "sim/fabric_registry.h"
 #include "topologies/builders.h"
@@ -139,9 +140,32 @@ py::dict collective(CollectiveRequest request) {
   return out;
 }
 
+// `weft collective --system NAME --reduction-order`'s report, as text.
+std::string reduction_order(const std::string& system, int nodes, const std::vector<std::string>& sets,
+                            const std::string& min_bytes, const std::string& max_bytes, uint64_t factor,
+                            const ReductionReportOptions& options) {
+  CollectiveRequest r;
+  r.command_line = false;
+  r.system = system, r.nodes = nodes, r.sets = sets;
+  r.min_bytes = min_bytes, r.max_bytes = max_bytes, r.factor = factor, r.seed = options.seed;
+  py::gil_scoped_release release;
+  return reduction_order_report(prepare_collective(r), options);
+}
+
 }  // namespace
 
 void bind_systems(py::module_& m) {
+  m.def(
+      "reduction_order",
+      [](const std::string& system, int nodes, const std::vector<std::string>& sets, const std::string& min_bytes,
+         const std::string& max_bytes, uint64_t factor, uint64_t elements, bool heavy_tailed, uint64_t seed) {
+        return reduction_order(system, nodes, sets, min_bytes, max_bytes, factor,
+                               {.elements = elements, .seed = seed, .heavy_tailed = heavy_tailed});
+      },
+      py::arg("system"), py::arg("nodes") = 0, py::arg("sets") = std::vector<std::string>{}, py::arg("min_bytes") = "8",
+      py::arg("max_bytes") = "128M", py::arg("factor") = 8, py::arg("elements") = 65536,
+      py::arg("heavy_tailed") = false, py::arg("seed") = 1,
+      "weft collective --reduction-order's report (issue 21), as text");
   m.def("systems", &systems, "(name, description) of every catalogue system");
   m.def(
       "override_keys",

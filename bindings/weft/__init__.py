@@ -9,7 +9,7 @@
     weft.sweep(s, grid={"system.node.pcie_lanes": [8, 16]})
 """
 from . import _core
-from .api import bom, collective, fabrics, plan_search, run, systems, validate
+from .api import bom, collective, fabrics, plan_search, reduction_order, run, systems, validate
 from .errors import ConfigError, ModelError
 from .result import Result
 from .scenario import Scenario, load
@@ -18,7 +18,7 @@ from .topology import Topology, topology
 
 __version__ = "0.1.0"
 __all__ = ["ConfigError", "ModelError", "Result", "Scenario", "Topology", "bom", "collective", "fabrics", "load",
-           "plan_search", "plot", "run", "sweep", "systems", "topology", "validate"]
+           "plan_search", "plot", "reduction_order", "run", "sweep", "systems", "topology", "validate"]
 
 
 def __getattr__(name):

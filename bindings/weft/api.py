@@ -103,6 +103,16 @@ def collective(system=None, nodes=None, op="all_reduce", sizes=("8", "128M"), fa
     return df
 
 
+def reduction_order(system, nodes=None, sizes=("8", "128M"), factor=8, *, set=None, elements=65536,
+                    heavy_tailed=False, seed=1):
+    """Why identical runs differ: for each all-reduce size on a catalogue system, the algorithm NCCL's
+    tuner picks and the order it sums each element in, and seeded inputs summed in that exact order in
+    fp32 and bf16 (max/rms difference from the exactly rounded sum, in ulps of sum|x|; elements whose
+    order and bits change from the previous size). The text `weft collective --reduction-order` prints."""
+    return _core.reduction_order(system, int(nodes or 0), _sets(set), str(sizes[0]), str(sizes[1]), int(factor),
+                                 int(elements), bool(heavy_tailed), int(seed))
+
+
 def bom(system, nodes=None, *, set=None):
     """A catalogue system's bill of materials priced with the bundled prices (`weft topo --bom`):
     (lines DataFrame: item, what, count, included, group; cost dict as summary.json's cluster cost,

@@ -84,6 +84,19 @@ def test_collective_calibration_and_errors(tmp_path):
         weft.collective(sizes=["1M"], algo="Ring")
 
 
+def test_reduction_order_text():
+    """weft.reduction_order is `weft collective --reduction-order`: Ring at 1 MiB, NVLS at 4 MiB on a DGX
+    H100, every element reordered between them; a system is required."""
+    import pytest
+
+    text = weft.reduction_order("dgx-h100", sizes=("1M", "4M"), factor=4, elements=4096)
+    rows = [line for line in text.splitlines() if not line.startswith("#")]
+    assert len(rows) == 2 and "Ring" in rows[0] and "NVLS" in rows[1] and "4096/" in rows[1]
+    assert "nvswitch(0 + 1 + 2 + 3 + 4 + 5 + 6 + 7)" in text
+    with pytest.raises(weft.ConfigError, match="system: unknown .no-such-box."):
+        weft.reduction_order("no-such-box")
+
+
 def test_ops_cap_keeps_whole_ranks(training_result):
     import pytest
 
