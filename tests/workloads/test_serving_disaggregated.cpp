@@ -139,3 +139,27 @@ TEST_CASE("disaggregated: a loaded run finishes every request, deterministically
     if (it.replica >= 2) CHECK(it.prefill_tokens == 0);
   }
 }
+
+TEST_CASE("disaggregated: a decode pool short of KV blocks preempts and still finishes every request", "[serving]") {
+  const ClusterSpec cluster = resolve_system("dgx-h100", 1, {}, "--set");
+  const Topology topology = build_cluster(cluster);
+  RequestStreamSpec stream;
+  stream.arrivals = {ArrivalKind::poisson, 60, 1};
+  stream.count = 300;
+  stream.prompt = {LengthKind::lognormal, 2000, 800, 100, 6000};
+  stream.output = {LengthKind::lognormal, 400, 200, 2, 1500};
+  const std::vector<Request> requests = generate_requests(stream, 7);
+  uint64_t outputs = 0;
+  for (const Request& r : requests) outputs += r.output;
+  for (KvTransferMode mode : {KvTransferMode::after_prefill, KvTransferMode::layerwise}) {
+    ServingSpec spec = disaggregated(mode);
+    spec.disaggregated = {
+        .prefill_tp = 1, .prefill_replicas = 4, .decode_tp = 1, .decode_replicas = 1, .transfer = mode};
+    spec.limits.gpu_memory_utilization = 0.3;  // about 6 GB of KV cache: some 45,000 tokens per replica
+    const ServingOutcome o = serve(topology, cluster, spec, requests);
+    CAPTURE(to_string(mode));
+    CHECK(o.metrics.preemptions > 0);
+    CHECK(o.metrics.output_tokens == outputs);
+    for (const Sequence& s : o.run.sequences) REQUIRE(s.finish >= s.first_token);
+  }
+}

@@ -9,6 +9,12 @@ namespace weft {
 ReplicaScheduler::ReplicaScheduler(const SchedulerLimits& limits, uint64_t kv_blocks, std::vector<Sequence>& sequences)
     : limits_(limits), blocks_total_(kv_blocks), blocks_free_(kv_blocks), seqs_(sequences) {}
 
+void ReplicaScheduler::add_with_blocks(uint32_t id) {
+  const auto first_without =
+      std::find_if(waiting_.begin(), waiting_.end(), [&](uint32_t w) { return seqs_[w].blocks == 0; });
+  waiting_.insert(first_without, id);
+}
+
 // Blocks for `tokens` more beyond what is computed; false (nothing taken) when too few are free.
 bool ReplicaScheduler::allocate(Sequence& s, uint32_t tokens) {
   const uint64_t need = (static_cast<uint64_t>(s.computed) + tokens + limits_.block_tokens - 1) / limits_.block_tokens;

@@ -59,9 +59,13 @@ class ReplicaScheduler {
   // release(blocks) gives them back here.
   std::vector<uint32_t> take_handed_off() { return std::exchange(handed_off_, {}); }
   void release(uint32_t blocks) { blocks_free_ += blocks; }
-  // Decode replica: blocks for the computed tokens of a sequence arriving from a prefill replica;
-  // false (nothing taken) when too few are free.
-  bool reserve(Sequence& s) { return allocate(s, 0); }
+  // Decode replica: blocks for the computed tokens of a sequence arriving from a prefill replica and
+  // the token it computes next; false (nothing taken) when too few are free.
+  bool reserve(Sequence& s) { return allocate(s, 1); }
+  // A sequence whose blocks are reserved, its cache arrived: queued ahead of those holding none (a
+  // sequence preempted here waits behind it), after the others that arrived before it. Holding its
+  // blocks already, it never waits for blocks at the head of the queue while others hold them all.
+  void add_with_blocks(uint32_t id);
   // The next iteration's batch (empty when nothing can run).
   ScheduledBatch schedule();
   // The batch ran and ended at `now`: computed tokens advance; sequences that reached the end of their

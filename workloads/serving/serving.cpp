@@ -80,9 +80,9 @@ ServingOutcome run_serving(const ServingInputs& in, const std::function<bool(Tim
   uint32_t next_gpu = 0;
   for (size_t p = 0; p < pools.size(); ++p) {
     models.push_back(pool_models(in, pools[p], gpu, next_gpu, timer));
-    const PoolModels& m = models.back();
+    // By index: `models` may move its elements as it grows.
     setup.pools.push_back({pools[p].replicas, pools[p].tp, out.pool_kv[p].blocks,
-                           [&m](uint32_t r) -> const IterationModel& { return *m.models[r]; }});
+                           [&models, p](uint32_t r) -> const IterationModel& { return *models[p].models[r]; }});
   }
   std::unique_ptr<KvTransport> transport;
   if (spec.disaggregated.enabled()) {

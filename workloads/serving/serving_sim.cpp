@@ -238,7 +238,11 @@ class ServingSimulation {
     run_.kv_waits.push_back(engine_.now() - h.first_token);
     --routed_[h.decode];
     Replica& decode = replicas_[h.decode];
-    decode.scheduler->add(id);
+    if (run_.sequences[id].blocks > 0) {
+      decode.scheduler->add_with_blocks(id);  // after_prefill: its blocks were reserved
+    } else {
+      decode.scheduler->add(id);
+    }
     if (!decode.busy) start(h.decode);
   }
 
