@@ -89,6 +89,12 @@ ReductionOrder::ReductionOrder(const CollectivePlan& plan, const Topology& topol
   }
 }
 
+bool ReductionOrder::describes(const CollectivePlan& plan) {
+  const Algorithm a = plan.simulated;
+  return plan.input.op == CollectiveOp::all_reduce &&
+         (a == Algorithm::ring || a == Algorithm::tree || a == Algorithm::nvls || a == Algorithm::nvls_tree);
+}
+
 const ReductionOrder::Segment& ReductionOrder::segment(uint64_t e) const {
   WEFT_ASSERT(e < count_);
   return *std::upper_bound(segments_.begin(), segments_.end(), e,

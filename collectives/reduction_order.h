@@ -13,7 +13,8 @@
 //  - NVLS: the NVSwitch adds every rank's value (multimem.ld_reduce), accumulating bf16 and fp16 in
 //    fp32 (src/device/reduce_kernel.h: PtxAcc_for_bf16 ".acc::f32") and rounding once; the switch's
 //    own order is not documented and is taken as the ranks' order.
-//  - NVLSTree: each node's switch as NVLS, then the nodes' sums up NCCL's double binary tree.
+//  - NVLSTree: each node's switch as NVLS, then the nodes' sums up NCCL's double binary tree (what NCCL
+//    runs; weft's schedule times that step as a ring between nodes, which moves the same bytes).
 // GPUs add in the data type (FuncSum: each addition rounded to bf16 for bf16 data).
 #pragma once
 
@@ -49,6 +50,9 @@ class ReductionOrder {
   // `element_bytes` in. ConfigError for another operation or an algorithm not described (CollNet).
   ReductionOrder(const CollectivePlan& plan, const Topology& topology, std::span<const uint32_t> gpus, uint64_t count,
                  uint32_t element_bytes);
+
+  // Whether the order of `plan` is described here (an all-reduce by ring, tree, NVLS or NVLSTree).
+  static bool describes(const CollectivePlan& plan);
 
   uint32_t ranks() const { return ranks_; }
   uint64_t count() const { return count_; }

@@ -66,8 +66,12 @@ class ReportBuilder {
   // One size: the plan's label, each format against the exact sum, then against the previous size.
   std::string row(uint64_t size) {
     const CollectivePlan plan = plan_collective(spec_.op, Bytes(size), topology_, *spec_.system, gpus_, spec_.plan);
-    std::map<SumFormat, FormatRun> now;
     std::string row = fmt::format("  {:>12}  {:<18}", size, plan.label);
+    if (!ReductionOrder::describes(plan)) {
+      previous_.clear();  // the next size has nothing to compare with
+      return row + " its summation order is not described yet (CollNet: SHARP's in-switch order)\n";
+    }
+    std::map<SumFormat, FormatRun> now;
     std::string columns;
     for (SumFormat f : {SumFormat::fp32, SumFormat::bf16}) {
       const uint32_t bytes = f == SumFormat::bf16 ? 2 : 4;

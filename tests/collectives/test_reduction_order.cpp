@@ -147,3 +147,15 @@ TEST_CASE("reduction numerics: bf16 rounding and the exact sum's closed forms", 
   CHECK(ulp(1.0, SumFormat::bf16) == 0x1.0p-7);
   CHECK(ulp(3.0, SumFormat::fp32) == 0x1.0p-22);
 }
+
+TEST_CASE("reduction order: CollNet (SHARP) is not described, and says so", "[reduction]") {
+  const std::vector<std::string> sharp{"network.sharp=true"};
+  const ClusterSpec spec = resolve_system("dgx-h100", 4, sharp, "--set");
+  const Topology t = build_cluster(spec);
+  const auto gpus = all_gpus(t);
+  const CollectivePlan plan = forced(Algorithm::collnet_direct, Protocol::simple, 16, 128 << 20, t, spec);
+  REQUIRE(plan.simulated == Algorithm::collnet_direct);
+  CHECK_FALSE(ReductionOrder::describes(plan));
+  CHECK_THROWS_WITH(ReductionOrder(plan, t, gpus, 1024, 4), Catch::Contains("is not described yet"));
+  CHECK(ReductionOrder::describes(plan_collective(CollectiveOp::all_reduce, Bytes(1024), t, spec)));
+}
