@@ -47,6 +47,16 @@ ServingOutcome serve(const Topology& topology, const ClusterSpec& cluster, const
   return run_serving(in);
 }
 
+std::vector<Request> poisson_requests(double rate, uint32_t count, LengthSpec prompt, LengthSpec output,
+                                      uint64_t seed) {
+  RequestStreamSpec stream;
+  stream.arrivals = {ArrivalKind::poisson, rate, 1};
+  stream.count = count;
+  stream.prompt = prompt;
+  stream.output = output;
+  return generate_requests(stream, seed);
+}
+
 ServingSpec disaggregated(KvTransferMode mode) {
   ServingSpec spec;
   spec.model = model("llama-3-8b");
@@ -111,12 +121,8 @@ TEST_CASE("disaggregated: the cache crosses the fabric after the prefill, or lay
 TEST_CASE("disaggregated: a loaded run finishes every request, deterministically", "[serving]") {
   const ClusterSpec cluster = resolve_system("dgx-h100", 2, {}, "--set");
   const Topology topology = build_cluster(cluster);
-  RequestStreamSpec stream;
-  stream.arrivals = {ArrivalKind::poisson, 40, 1};
-  stream.count = 400;
-  stream.prompt = {LengthKind::lognormal, 1500, 800, 1, 6000};
-  stream.output = {LengthKind::lognormal, 150, 100, 1, 1000};
-  const std::vector<Request> requests = generate_requests(stream, 3);
+  const std::vector<Request> requests = poisson_requests(40, 400, {LengthKind::lognormal, 1500, 800, 1, 6000},
+                                                         {LengthKind::lognormal, 150, 100, 1, 1000}, 3);
   ServingSpec spec = disaggregated(KvTransferMode::after_prefill);
   spec.disaggregated = {.prefill_tp = 2, .prefill_replicas = 2, .decode_tp = 4, .decode_replicas = 2};
   const ServingOutcome a = serve(topology, cluster, spec, requests), b = serve(topology, cluster, spec, requests);
@@ -143,12 +149,8 @@ TEST_CASE("disaggregated: a loaded run finishes every request, deterministically
 TEST_CASE("disaggregated: a decode pool short of KV blocks preempts and still finishes every request", "[serving]") {
   const ClusterSpec cluster = resolve_system("dgx-h100", 1, {}, "--set");
   const Topology topology = build_cluster(cluster);
-  RequestStreamSpec stream;
-  stream.arrivals = {ArrivalKind::poisson, 60, 1};
-  stream.count = 300;
-  stream.prompt = {LengthKind::lognormal, 2000, 800, 100, 6000};
-  stream.output = {LengthKind::lognormal, 400, 200, 2, 1500};
-  const std::vector<Request> requests = generate_requests(stream, 7);
+  const std::vector<Request> requests = poisson_requests(60, 300, {LengthKind::lognormal, 2000, 800, 100, 6000},
+                                                         {LengthKind::lognormal, 400, 200, 2, 1500}, 7);
   uint64_t outputs = 0;
   for (const Request& r : requests) outputs += r.output;
   for (KvTransferMode mode : {KvTransferMode::after_prefill, KvTransferMode::layerwise}) {
