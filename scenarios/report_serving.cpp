@@ -62,7 +62,10 @@ std::string cost_text(const ScenarioResult& r) {
 }
 
 std::string pools_text(const ServingSpec& s) {
-  if (!s.disaggregated.enabled()) return fmt::format("tp {} x {} replicas", s.tp, s.replicas);
+  if (!s.disaggregated.enabled()) {
+    return s.pp > 1 ? fmt::format("tp {} x pp {} x {} replicas", s.tp, s.pp, s.replicas)
+                    : fmt::format("tp {} x {} replicas", s.tp, s.replicas);
+  }
   const Disaggregation& d = s.disaggregated;
   return fmt::format("disaggregated: prefill tp {} x {}, decode tp {} x {}, KV {}", d.prefill_tp, d.prefill_replicas,
                      d.decode_tp, d.decode_replicas, to_string(d.transfer));
@@ -110,6 +113,10 @@ std::string one_run(const ScenarioResult& r, std::string_view name) {
         m.waiting_at_last_arrival);
   }
   if (s.disaggregated.enabled()) out += kv_transfer_text(o);
+  if (s.pp > 1) {
+    out += fmt::format("   activations between stages: {:.2f} GiB in {} fabric transfers\n",
+                       o.run.stage_bytes / (1u << 30), o.run.stage_transfers);
+  }
   out += fmt::format("   {} collective sizes timed, {} simulated on the fabric; simulated in {:.2f} s\n",
                      o.collective_sizes, o.isolated_runs, o.wall_seconds);
   return out + cost_text(r);
@@ -152,6 +159,9 @@ Json run_json(const ScenarioResult& r, std::string_view name) {
                             {"bytes", o.run.kv_bytes},
                             {"transfers", o.run.kv_transfers},
                             {"wait", latency_json(m.kv_wait)}};
+  }
+  if (r.scenario.serving()->spec.pp > 1) {
+    j["stage_transfers"] = Json{{"bytes", o.run.stage_bytes}, {"transfers", o.run.stage_transfers}};
   }
   if (const auto c = token_cost(r)) j["usd_per_million_tokens"] = Json{{"input", c->input}, {"output", c->output}};
   return j;

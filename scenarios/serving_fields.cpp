@@ -33,7 +33,12 @@ constexpr std::array kServingFields = {
     choice<W, to_weights, weights_name, &W::spec, &S::weights>(
         "weights", "bf16 | fp16 | fp8 | int8 | int4 (int8, int4: weight-only, 16-bit GEMMs)"),
     choice<W, to_precision, precision_name, &W::spec, &S::kv>("kv_cache", "bf16 | fp16 | fp8: KV-cache elements"),
-    field<W, &W::spec, &S::tp>("parallel.tp", "", "tensor-parallel GPUs per replica", Range{1, kMaxCount}),
+    field<W, &W::spec, &S::tp>("parallel.tp", "", "tensor-parallel GPUs per replica (per pipeline stage)",
+                               Range{1, kMaxCount}),
+    field<W, &W::spec, &S::pp>("parallel.pp", "",
+                               "pipeline stages per replica (activations cross the fabric between them; up to pp "
+                               "batches in flight)",
+                               Range{1, kMaxCount}),
     field<W, &W::spec, &S::replicas>("parallel.replicas", "", "copies of the model, each with its own scheduler",
                                      Range{1, kMaxCount}),
     field<W, &W::spec, &S::disaggregated, &D::prefill_tp>(

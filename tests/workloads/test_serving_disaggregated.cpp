@@ -4,11 +4,14 @@
 #include <catch2/catch.hpp>
 
 #include "sim/simulation.h"
+#include "tests/serving_runs.h"
 #include "topologies/clusters.h"
 #include "topologies/systems.h"
 #include "workloads/serving/serving.h"
 
 using namespace weft;
+using weft::test::poisson_requests;
+using weft::test::serve;
 
 namespace {
 
@@ -37,24 +40,6 @@ Sent send_alone(const Topology& topology, const std::vector<uint32_t>& from, con
   out.transfers = kv.transfers();
   out.bytes = kv.bytes();
   return out;
-}
-
-ServingOutcome serve(const Topology& topology, const ClusterSpec& cluster, const ServingSpec& spec,
-                     const std::vector<Request>& requests) {
-  static const ComputeProfile kProfile = default_compute_profile();
-  const ServingInputs in{
-      spec, requests, topology, cluster, SimulationSetup{"flow", 1, {}}, kProfile, default_host_overheads()};
-  return run_serving(in);
-}
-
-std::vector<Request> poisson_requests(double rate, uint32_t count, LengthSpec prompt, LengthSpec output,
-                                      uint64_t seed) {
-  RequestStreamSpec stream;
-  stream.arrivals = {ArrivalKind::poisson, rate, 1};
-  stream.count = count;
-  stream.prompt = prompt;
-  stream.output = output;
-  return generate_requests(stream, seed);
 }
 
 ServingSpec disaggregated(KvTransferMode mode) {

@@ -110,7 +110,7 @@ TEST_CASE("Little's law holds on the simulated system", "[serving][validation]")
   const IterationModel model = h100_model(spec);
   const KvCapacity kv = kv_capacity(spec, catalogue::gpu("h100-sxm"));
   ServingSetup setup{.limits = spec.limits};
-  setup.pools.push_back({1, 1, kv.blocks, [&](uint32_t) -> const IterationModel& { return model; }});
+  setup.pools.push_back({1, 1, kv.blocks, [&](uint32_t, uint32_t) -> const IterationModel& { return model; }});
   const ServingRun run = simulate_serving(setup, requests);
   const ServingMetrics m = serving_metrics(run, spec.slo);
   REQUIRE(m.requests == 4000);

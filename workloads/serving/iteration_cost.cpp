@@ -32,12 +32,15 @@ double linear_params_per_gpu(const ModelConfig& m, uint32_t tp) {
 
 }  // namespace
 
-double iteration_flops(const ServingSpec& spec, const BatchShape& b) {
+double stage_activation_bytes_per_token(const ModelConfig& m) { return 2.0 * m.hidden * kActivationBytes; }
+
+double iteration_flops(const ServingSpec& spec, const BatchShape& b, StageSpan span) {
   const ModelConfig& m = spec.model;
   const double q = static_cast<double>(m.heads) / spec.tp * head_dim(m);
   const double per_layer = 2.0 * b.tokens() * linear_params_per_gpu(m, spec.tp) +
                            4 * (b.prefill_pairs + static_cast<double>(b.decode_context)) * q;
-  return per_layer * m.layers + 2.0 * b.sampled * m.hidden * m.vocab / spec.tp;
+  const uint32_t layers = span.layers > 0 ? span.layers : m.layers;
+  return per_layer * layers + (span.last ? 2.0 * b.sampled * m.hidden * m.vocab / spec.tp : 0);
 }
 
 // Vidur's profile of vLLM's host work per iteration (microsoft/vidur, data/profiling/a100/cpu_overheads.csv:
@@ -59,8 +62,9 @@ HostOverheads default_host_overheads(SoftwareStack software) {
 }
 
 IterationModel::IterationModel(const ServingSpec& spec, const catalogue::GpuSpec& gpu, const Efficiencies& eff,
-                               HostOverheads host, CollectiveTime collective)
-    : spec_(spec), gpu_(gpu), eff_(eff), host_(host), collective_(std::move(collective)) {
+                               HostOverheads host, CollectiveTime collective, StageSpan span)
+    : spec_(spec), gpu_(gpu), eff_(eff), host_(host), collective_(std::move(collective)), span_(span) {
+  if (span_.layers == 0) span_.layers = spec.model.layers;
   kv_heads_per_gpu_ = std::max(1.0, static_cast<double>(spec.model.kv_heads) / spec.tp);
 }
 
@@ -132,17 +136,22 @@ IterationCost IterationModel::cost(const BatchShape& b) const {
   const Time all_reduce =
       collective(CollectiveOp::all_reduce, static_cast<double>(tokens) * m.hidden * kActivationBytes);
   const Time layer = layer_compute(tokens) + attention(b) + all_reduce * kLayerCollectives;
-  // Logits of the sampled sequences over the vocabulary split t ways, in fp32, gathered.
-  const double v = static_cast<double>(m.vocab) / spec_.tp;
-  const Time logits = op_time(gpu_, gemm_precision(spec_.weights), OpClass::gemm, 2.0 * b.sampled * m.hidden * v,
-                              v * m.hidden * bytes_per_weight(spec_.weights) + b.sampled * v * 4, eff_);
-  const Time gather = collective(CollectiveOp::all_gather, static_cast<double>(b.sampled) * m.vocab * 4);
-  c.communication = all_reduce * (static_cast<int64_t>(kLayerCollectives) * m.layers) + gather;
-  c.gpu = layer * m.layers + logits + gather;
+  const Time received =
+      span_.first ? Time() : collective(CollectiveOp::all_gather, tokens * stage_activation_bytes_per_token(m));
+  Time logits, gather;
+  if (span_.last) {  // logits of the sampled sequences over the vocabulary split t ways, in fp32, gathered
+    const double v = static_cast<double>(m.vocab) / spec_.tp;
+    logits = op_time(gpu_, gemm_precision(spec_.weights), OpClass::gemm, 2.0 * b.sampled * m.hidden * v,
+                     v * m.hidden * bytes_per_weight(spec_.weights) + b.sampled * v * 4, eff_);
+    gather = collective(CollectiveOp::all_gather, static_cast<double>(b.sampled) * m.vocab * 4);
+  }
+  c.communication = received + all_reduce * (static_cast<int64_t>(kLayerCollectives) * span_.layers) + gather;
+  c.gpu = received + layer * span_.layers + logits + gather;
   const uint32_t collectives = spec_.tp > 1 ? kLayerCollectives : 0;
-  const uint64_t kernels = static_cast<uint64_t>(m.layers) * (kLayerKernels + collectives) + kTailKernels;
+  const uint64_t kernels = static_cast<uint64_t>(span_.layers) * (kLayerKernels + collectives) +
+                           (span_.last ? kTailKernels : 0) + (spec_.tp > 1 && !span_.first ? 1 : 0);
   c.launch = c.graph ? host_.graph_launch : host_.kernel_launch * static_cast<int64_t>(kernels);
-  c.host = host_.per_iteration + host_.per_sequence * b.seqs;
+  c.host = span_.first ? host_.per_iteration + host_.per_sequence * b.seqs : Time();
   return c;
 }
 

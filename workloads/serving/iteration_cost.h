@@ -52,20 +52,34 @@ struct IterationCost {
   Time total() const { return std::max(gpu, launch) + host; }
 };
 
+// The part of the model one pipeline stage runs (stage_layers): its layers; the first stage's host
+// schedules the batch, a later stage first gathers the activations it received (each tp rank receives
+// a slice: vLLM's send_tensor_dict with all_gather_group), the last one computes the logits.
+struct StageSpan {
+  uint32_t layers = 0;  // 0: every layer of the model (one stage)
+  bool first = true;
+  bool last = true;
+};
+
+// Activation bytes one stage sends the next per token: the hidden states and the residual stream
+// (vLLM's IntermediateTensors of a Llama layer), 2 bytes each.
+double stage_activation_bytes_per_token(const ModelConfig& m);
+
 // FLOPs one GPU of a replica computes for `batch` (2 per multiply-accumulate): the layers' linear
 // layers over the tokens, attention over the prefill pairs and the decodes' contexts, the logits of the
-// sampled sequences (what IterationModel times, before padding for a CUDA graph).
-double iteration_flops(const ServingSpec& spec, const BatchShape& batch);
+// sampled sequences (what IterationModel times, before padding for a CUDA graph); of one stage's layers
+// when a span is given.
+double iteration_flops(const ServingSpec& spec, const BatchShape& batch, StageSpan span = {});
 
 class IterationModel {
  public:
   // Time of `op` over a buffer of `bytes` (as nccl-tests counts it) on one replica's GPUs.
   using CollectiveTime = std::function<Time(CollectiveOp op, Bytes bytes)>;
   IterationModel(const ServingSpec& spec, const catalogue::GpuSpec& gpu, const Efficiencies& eff, HostOverheads host,
-                 CollectiveTime collective);
+                 CollectiveTime collective, StageSpan span = {});
 
   IterationCost cost(const BatchShape& batch) const;
-  double flops(const BatchShape& batch) const { return iteration_flops(spec_, batch); }
+  double flops(const BatchShape& batch) const { return iteration_flops(spec_, batch, span_); }
   // Tokens a CUDA graph of this batch runs: vLLM pads a decode batch to the next captured size
   // (1, 2, 4, then multiples of 8); 0 when the batch runs eagerly.
   uint32_t graph_tokens(const BatchShape& batch) const;
@@ -80,6 +94,7 @@ class IterationModel {
   Efficiencies eff_;
   HostOverheads host_;
   CollectiveTime collective_;
+  StageSpan span_;
   double kv_heads_per_gpu_ = 1;
 };
 

@@ -31,27 +31,55 @@ double weight_bytes_per_gpu(const ModelConfig& m, WeightFormat f, uint32_t tp) {
   return static_cast<double>(total_params(m)) * bytes_per_weight(f) / tp;
 }
 
-KvCapacity kv_capacity(const ServingSpec& spec, const catalogue::GpuSpec& gpu) {
+double stage_weight_bytes_per_gpu(const ModelConfig& m, WeightFormat f, uint32_t tp, uint32_t stage, uint32_t pp) {
+  if (pp == 1) return weight_bytes_per_gpu(m, f, tp);
+  const uint32_t layers = stage_layers(m.layers, pp)[stage];
+  const uint64_t output = output_layer_params(m) > 0 ? output_layer_params(m) : embedding_params(m);
+  const uint64_t params = static_cast<uint64_t>(layers) * layer_params(m) + (stage == 0 ? embedding_params(m) : 0) +
+                          (stage + 1 == pp ? output : 0);
+  return static_cast<double>(params) * bytes_per_weight(f) / tp;
+}
+
+namespace {
+
+KvCapacity stage_capacity(const ServingSpec& spec, const catalogue::GpuSpec& gpu, uint32_t stage) {
   KvCapacity c;
+  c.stage = stage;
+  c.stages = spec.pp;
   c.usable = static_cast<double>(gpu.memory.count()) * spec.limits.gpu_memory_utilization;
-  c.weights = weight_bytes_per_gpu(spec.model, spec.weights, spec.tp);
+  c.weights = stage_weight_bytes_per_gpu(spec.model, spec.weights, spec.tp, stage, spec.pp);
   c.activations = spec.limits.max_batched_tokens * activation_bytes_per_token(spec.model, spec.tp);
   ParallelSizes parallel;
   parallel.tp = spec.tp;
+  parallel.pp = spec.pp;
   c.fixed = cuda_context_bytes() + nccl_buffer_bytes(parallel);
   c.kv = c.usable - c.weights - c.activations - c.fixed;
-  c.bytes_per_token = kv_bytes_per_token(spec.model, spec.kv, spec.tp);
+  const double layer_share = static_cast<double>(stage_layers(spec.model.layers, spec.pp)[stage]) / spec.model.layers;
+  c.bytes_per_token = kv_bytes_per_token(spec.model, spec.kv, spec.tp) * layer_share;
   c.block_tokens = spec.limits.block_tokens;
   const double block = c.bytes_per_token * c.block_tokens;
   c.blocks = c.kv > 0 ? static_cast<uint64_t>(std::floor(c.kv / block)) : 0;
   return c;
 }
 
+}  // namespace
+
+KvCapacity kv_capacity(const ServingSpec& spec, const catalogue::GpuSpec& gpu) {
+  KvCapacity fewest = stage_capacity(spec, gpu, 0);
+  for (uint32_t s = 1; s < spec.pp; ++s) {
+    KvCapacity c = stage_capacity(spec, gpu, s);
+    if (c.blocks < fewest.blocks) fewest = c;
+  }
+  return fewest;
+}
+
 std::string describe(const KvCapacity& c) {
+  const std::string stage = c.stages > 1 ? fmt::format(" of stage {} of {}", c.stage + 1, c.stages) : "";
   return fmt::format(
       "KV cache {:.1f} GiB = {} tokens (weights {:.1f}, activations {:.1f}, fixed {:.1f} of {:.1f} GiB "
-      "usable per GPU)",
-      std::max(0.0, c.kv) / kGiB, c.tokens(), c.weights / kGiB, c.activations / kGiB, c.fixed / kGiB, c.usable / kGiB);
+      "usable per GPU{})",
+      std::max(0.0, c.kv) / kGiB, c.tokens(), c.weights / kGiB, c.activations / kGiB, c.fixed / kGiB, c.usable / kGiB,
+      stage);
 }
 
 void require_room(const KvCapacity& c, const ServingSpec& spec, const catalogue::GpuSpec& gpu,
@@ -62,10 +90,10 @@ void require_room(const KvCapacity& c, const ServingSpec& spec, const catalogue:
                                ? fmt::format("{} does not leave room for the KV cache", spec.model.name)
                                : fmt::format("the KV cache holds {} tokens, fewer than the longest request's {}",
                                              c.tokens(), longest_request);
-  throw ConfigError(
-      fmt::format("{} on {} with tp {}: {}: {}; try a larger tp, narrower weights (fp8, int8, int4), "
-                  "an fp8 KV cache, fewer max_batched_tokens or a GPU with more memory",
-                  spec.model.name, gpu.name, spec.tp, what, describe(c)));
+  throw ConfigError(fmt::format(
+      "{} on {} with tp {}{}: {}: {}; try a larger tp or pp, narrower weights (fp8, int8, int4), "
+      "an fp8 KV cache, fewer max_batched_tokens or a GPU with more memory",
+      spec.model.name, gpu.name, spec.tp, spec.pp > 1 ? fmt::format(" x pp {}", spec.pp) : "", what, describe(c)));
 }
 
 }  // namespace weft

@@ -21,6 +21,10 @@ struct KvCapacity {   // per GPU of a replica, bytes
   double bytes_per_token = 0;  // K and V of one token over the GPU's layers and KV heads
   uint64_t blocks = 0;         // of the replica (each block spans the replica's GPUs)
   uint32_t block_tokens = 16;
+  // Pipelined replicas: the stage whose GPUs hold the fewest blocks (vLLM takes the smallest count
+  // over its workers), of how many; the other fields are that stage's.
+  uint32_t stage = 0;
+  uint32_t stages = 1;
   uint64_t tokens() const { return blocks * block_tokens; }
 };
 
@@ -29,7 +33,12 @@ struct KvCapacity {   // per GPU of a replica, bytes
 double kv_bytes_per_token(const ModelConfig& m, Precision kv, uint32_t tp);
 // Weight bytes on one GPU: every matrix split tp ways (the embedding and output layer by vocabulary).
 double weight_bytes_per_gpu(const ModelConfig& m, WeightFormat f, uint32_t tp);
+// The same on a GPU of pipeline stage `stage` of `pp` (stage_layers): its layers, the embedding on the
+// first stage, the output layer on the last (a copy of the embedding there when they are tied, as
+// vLLM's ParallelLMHead loads it).
+double stage_weight_bytes_per_gpu(const ModelConfig& m, WeightFormat f, uint32_t tp, uint32_t stage, uint32_t pp);
 
+// Per GPU of the stage holding the fewest blocks (the only stage without pipeline parallelism).
 KvCapacity kv_capacity(const ServingSpec& spec, const catalogue::GpuSpec& gpu);
 
 // "KV cache 52.1 GiB = 331,000 tokens (weights 15.0, activations 1.2, fixed 1.4 of 72.0 GiB usable)"

@@ -25,9 +25,17 @@ bool ReplicaScheduler::allocate(Sequence& s, uint32_t tokens) {
   return true;
 }
 
-void ReplicaScheduler::preempt_last() {
-  const uint32_t id = running_.back();
-  running_.pop_back();
+// Index in running_ of the most recently admitted sequence not in a batch in flight.
+size_t ReplicaScheduler::last_idle() const {
+  size_t j = running_.size();
+  while (j > 0 && seqs_[running_[j - 1]].in_flight) --j;
+  WEFT_ASSERT(j > 0);
+  return j - 1;
+}
+
+void ReplicaScheduler::preempt(size_t index) {
+  const uint32_t id = running_[index];
+  running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(index));
   Sequence& s = seqs_[id];
   blocks_free_ += s.blocks;
   s.blocks = 0;
@@ -55,11 +63,16 @@ void ReplicaScheduler::schedule_running(ScheduledBatch& batch, uint32_t& budget,
   for (size_t i = 0; i < running_.size() && budget > 0;) {
     const uint32_t id = running_[i];
     Sequence& s = seqs_[id];
+    if (s.in_flight) {
+      ++i;
+      continue;
+    }
     const uint32_t tokens = std::min(s.known() - s.computed, budget);
     bool scheduled = true;
     while (!allocate(s, tokens)) {
-      const bool self = running_.back() == id;
-      preempt_last();
+      const size_t victim = last_idle();
+      const bool self = running_[victim] == id;
+      preempt(victim);
       preempted = true;
       if (self) {
         scheduled = false;
@@ -96,6 +109,7 @@ ScheduledBatch ReplicaScheduler::schedule() {
   bool preempted = false;
   schedule_running(batch, budget, preempted);
   if (!preempted) admit_waiting(batch, budget);
+  for (const ScheduledSequence& item : batch.items) seqs_[item.id].in_flight = true;
   return batch;
 }
 
@@ -104,6 +118,7 @@ uint32_t ReplicaScheduler::complete(const ScheduledBatch& batch, Time now,
   uint32_t finished = 0;
   for (const ScheduledSequence& item : batch.items) {
     Sequence& s = seqs_[item.id];
+    s.in_flight = false;
     s.computed += item.tokens;
     if (s.computed < s.known()) continue;  // a prefill chunk short of the end samples nothing
     if (s.generated == 0) {

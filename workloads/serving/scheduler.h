@@ -9,7 +9,10 @@
 // A prefill replica of a disaggregated pair hands each sequence off once its first token is sampled
 // (keeping its blocks until the KV cache has left: release); a decode replica takes sequences whose
 // prompt is computed elsewhere, with their blocks reserved before the cache arrives (after_prefill) or
-// allocated on admission (layerwise: the cache waits in a receive buffer).
+// allocated on admission (layerwise: the cache waits in a receive buffer). A pipelined replica runs up
+// to pp batches at once; a sequence in one of them is neither scheduled again nor preempted until that
+// batch completes (vLLM V1 skips a request whose next token is not back yet; weft also waits for a
+// prompt's previous chunk, which V1 may schedule before it completes).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +33,7 @@ struct Sequence {
   uint32_t generated = 0;  // output tokens sampled so far
   uint32_t blocks = 0;     // KV blocks held
   uint32_t preemptions = 0;
+  bool in_flight = false;  // in a batch not yet complete (pipelined replicas run several at once)
   Time arrival, first_token, last_token, finish;
   // Tokens known so far: the prompt and what was generated (a preempted sequence recomputes them all).
   uint32_t known() const { return prompt + generated; }
@@ -81,7 +85,8 @@ class ReplicaScheduler {
 
  private:
   bool allocate(Sequence& s, uint32_t tokens);
-  void preempt_last();
+  size_t last_idle() const;
+  void preempt(size_t index);
   void schedule_running(ScheduledBatch& batch, uint32_t& budget, bool& preempted);
   void admit_waiting(ScheduledBatch& batch, uint32_t& budget);
   void add_to_shape(BatchShape& shape, const Sequence& s, uint32_t tokens) const;

@@ -7,6 +7,7 @@
 #include "sim/core/errors.h"
 #include "topologies/node_checks.h"
 #include "workloads/serving/replica_collectives.h"
+#include "workloads/serving/stage_transport.h"
 
 namespace weft {
 namespace {
@@ -36,23 +37,30 @@ uint64_t longest_request(const ServingSpec& spec, const std::vector<Request>& re
 
 namespace {
 
-// Each pool's replicas on consecutive GPUs (the prefill pool's first), their collectives on the fabric.
+// Each pool's replicas on consecutive GPUs (the prefill pool's first), stage-major within a replica;
+// each stage's collectives on the fabric.
 struct PoolModels {
   std::vector<std::vector<uint32_t>> gpus;  // by replica
   std::vector<std::unique_ptr<ReplicaCollectives>> collectives;
-  std::vector<std::unique_ptr<IterationModel>> models;
+  std::vector<std::unique_ptr<IterationModel>> models;  // by replica x stage
+  std::unique_ptr<StageTransport> activations;          // pipelined
 };
 
 PoolModels pool_models(const ServingInputs& in, const ServingSpec& pool, const catalogue::GpuSpec& gpu,
                        uint32_t& next_gpu, IsolatedTimer& timer) {
   PoolModels out;
   const Efficiencies eff = in.profile.resolve(gpu.name);
-  for (uint32_t r = 0; r < pool.replicas; ++r, next_gpu += pool.tp) {
-    out.gpus.push_back(replica_gpus(next_gpu, pool.tp));
-    out.collectives.push_back(std::make_unique<ReplicaCollectives>(in.topology, in.cluster, out.gpus.back(), timer));
-    ReplicaCollectives& c = *out.collectives.back();
-    out.models.push_back(std::make_unique<IterationModel>(
-        pool, gpu, eff, in.host, [&c](CollectiveOp op, Bytes bytes) { return c.time(op, bytes); }));
+  const std::vector<uint32_t> layers = stage_layers(pool.model.layers, pool.pp);
+  for (uint32_t r = 0; r < pool.replicas; ++r, next_gpu += pool.tp * pool.pp) {
+    out.gpus.push_back(replica_gpus(next_gpu, pool.tp * pool.pp));
+    for (uint32_t s = 0; s < pool.pp; ++s) {
+      out.collectives.push_back(std::make_unique<ReplicaCollectives>(
+          in.topology, in.cluster, replica_gpus(next_gpu + s * pool.tp, pool.tp), timer));
+      ReplicaCollectives& c = *out.collectives.back();
+      const StageSpan span{pool.pp > 1 ? layers[s] : 0, s == 0, s + 1 == pool.pp};
+      out.models.push_back(std::make_unique<IterationModel>(
+          pool, gpu, eff, in.host, [&c](CollectiveOp op, Bytes bytes) { return c.time(op, bytes); }, span));
+    }
   }
   return out;
 }
@@ -80,9 +88,16 @@ ServingOutcome run_serving(const ServingInputs& in, const std::function<bool(Tim
   uint32_t next_gpu = 0;
   for (size_t p = 0; p < pools.size(); ++p) {
     models.push_back(pool_models(in, pools[p], gpu, next_gpu, timer));
+    const uint32_t pp = pools[p].pp;
+    if (pp > 1) {
+      models.back().activations =
+          std::make_unique<StageTransport>(main.fabric(), in.topology, spec.model, pools[p].tp, models.back().gpus);
+    }
     // By index: `models` may move its elements as it grows.
-    setup.pools.push_back({pools[p].replicas, pools[p].tp, out.pool_kv[p].blocks,
-                           [&models, p](uint32_t r) -> const IterationModel& { return *models[p].models[r]; }});
+    setup.pools.push_back(
+        {pools[p].replicas, pools[p].tp * pp, out.pool_kv[p].blocks,
+         [&models, p, pp](uint32_t r, uint32_t s) -> const IterationModel& { return *models[p].models[r * pp + s]; },
+         pp, models.back().activations.get()});
   }
   std::unique_ptr<KvTransport> transport;
   if (spec.disaggregated.enabled()) {

@@ -43,8 +43,8 @@ class ServingSimulation {
     for (uint32_t p = 0; p < setup.pools.size(); ++p) {
       const ServingPool& pool = setup.pools[p];
       for (uint32_t r = 0; r < pool.replicas; ++r) {
-        replicas_.push_back(
-            Replica{std::make_unique<ReplicaScheduler>(setup.limits, pool.kv_blocks, run_.sequences), {}, false, p, r});
+        replicas_.push_back(Replica(std::make_unique<ReplicaScheduler>(setup.limits, pool.kv_blocks, run_.sequences), p,
+                                    r, pool.stages));
         run_.kv_blocks.push_back(pool.kv_blocks);
         run_.replica_gpus.push_back(pool.gpus_per_replica);
       }
@@ -75,16 +75,33 @@ class ServingSimulation {
       run_.kv_transfers = setup_.transport->transfers();
       run_.kv_bytes = setup_.transport->bytes();
     }
+    for (const ServingPool& pool : setup_.pools) {
+      if (pool.activations == nullptr) continue;
+      run_.stage_transfers += pool.activations->transfers();
+      run_.stage_bytes += pool.activations->bytes();
+    }
     return std::move(run_);
   }
 
  private:
+  // A batch between entering its first stage and leaving its last, with each stage's time.
+  struct InFlight {
+    ScheduledBatch batch;
+    std::vector<Time> stage_time;
+  };
   struct Replica {
+    Replica(std::unique_ptr<ReplicaScheduler> s, uint32_t p, uint32_t i, uint32_t n)
+        : scheduler(std::move(s)), pool(p), index(i), stages(n), slots(n), queued(n), stage_busy(n, false) {
+      for (uint32_t k = n; k > 0; --k) free_slots.push_back(k - 1);
+    }
     std::unique_ptr<ReplicaScheduler> scheduler;
-    ScheduledBatch batch;  // the iteration in flight
-    bool busy = false;
     uint32_t pool = 0;
     uint32_t index = 0;  // in its pool
+    uint32_t stages = 1;
+    std::vector<InFlight> slots;               // batches in flight (at most one per stage)
+    std::vector<uint32_t> free_slots;          // of slots
+    std::vector<std::deque<uint32_t>> queued;  // by stage: slots whose activations arrived, waiting for it
+    std::vector<bool> stage_busy;
   };
   // A disaggregated sequence between its prefill and decode replicas.
   struct Handoff {
@@ -97,7 +114,9 @@ class ServingSimulation {
   };
 
   bool disaggregated() const { return setup_.pools.size() > 1; }
-  const IterationModel& model_of(const Replica& r) const { return setup_.pools[r.pool].model_of(r.index); }
+  const IterationModel& model_of(const Replica& r, uint32_t stage = 0) const {
+    return setup_.pools[r.pool].model_of(r.index, stage);
+  }
 
   void arrive(uint32_t i) {
     if (i + 1 < requests_.size()) engine_.schedule_at(requests_[i + 1].arrival, [this, i] { arrive(i + 1); });
@@ -134,38 +153,91 @@ class ServingSimulation {
       ++routed_[d];
     }
     replicas_[entry].scheduler->add(i);
-    if (!replicas_[entry].busy) start(entry);
+    start(entry);
   }
 
+  // A new batch enters the first stage when it is free and fewer batches than stages are in flight.
   void start(uint32_t r) {
     Replica& replica = replicas_[r];
-    replica.batch = replica.scheduler->schedule();
-    replica.busy = !replica.batch.empty();
-    if (!replica.busy) return;
-    const IterationModel& model = model_of(replica);
-    const IterationCost cost = model.cost(replica.batch.shape);
-    run_.flops += model.flops(replica.batch.shape) * setup_.pools[replica.pool].gpus_per_replica;
-    const Time duration = cost.total();
-    const BatchShape& shape = replica.batch.shape;
-    run_.iterations.push_back(
-        {engine_.now(), duration, r, shape.tokens(), static_cast<uint32_t>(replica.batch.items.size()),
-         static_cast<uint32_t>(replica.scheduler->waiting()), static_cast<uint32_t>(replica.scheduler->running()),
-         replica.scheduler->blocks_used(), shape.prefill_tokens, cost.communication, prefill_share(model, shape)});
+    if (replica.stage_busy[0] || replica.free_slots.empty()) return;
+    ScheduledBatch batch = replica.scheduler->schedule();
+    if (batch.empty()) return;
+    const uint32_t slot = replica.free_slots.back();
+    replica.free_slots.pop_back();
+    InFlight& f = replica.slots[slot];
+    f.batch = std::move(batch);
+    f.stage_time.clear();
+    const BatchShape& shape = f.batch.shape;
+    const uint32_t gpus_per_stage = setup_.pools[replica.pool].gpus_per_replica / replica.stages;
+    IterationCost first;
+    Time busy, communication;
+    for (uint32_t s = 0; s < replica.stages; ++s) {
+      const IterationModel& model = model_of(replica, s);
+      const IterationCost cost = model.cost(shape);
+      if (s == 0) first = cost;
+      f.stage_time.push_back(cost.total());
+      busy += cost.total();
+      communication += cost.communication;
+      run_.flops += model.flops(shape) * gpus_per_stage;
+    }
+    const Time duration = Time::ps(busy.ps() / replica.stages);
+    // Pipelined, the first stage's model prices the prompts' share (every stage splits alike but the last,
+    // whose logits are the sampled sequences').
+    run_.iterations.push_back({engine_.now(), duration, r, shape.tokens(), static_cast<uint32_t>(f.batch.items.size()),
+                               static_cast<uint32_t>(replica.scheduler->waiting()),
+                               static_cast<uint32_t>(replica.scheduler->running()), replica.scheduler->blocks_used(),
+                               shape.prefill_tokens, Time::ps(communication.ps() / replica.stages),
+                               prefill_share(model_of(replica), shape)});
     if (poll_ && run_.iterations.size() % 4096 == 0 && !poll_(engine_.now())) {
       throw RunStopped("run stopped");
     }
     if (disaggregated() && replica.pool == 0 && setup_.transfer == KvTransferMode::layerwise)
-      push_layers(replica, cost, duration);
-    engine_.schedule_in(duration, [this, r] { end(r); });
+      push_layers(f.batch, first, duration);
+    run_stage(r, slot, 0);
+  }
+
+  void run_stage(uint32_t r, uint32_t slot, uint32_t stage) {
+    replicas_[r].stage_busy[stage] = true;
+    engine_.schedule_in(replicas_[r].slots[slot].stage_time[stage],
+                        [this, r, slot, stage] { stage_done(r, slot, stage); });
+  }
+
+  void stage_done(uint32_t r, uint32_t slot, uint32_t stage) {
+    Replica& replica = replicas_[r];
+    replica.stage_busy[stage] = false;
+    if (stage + 1 == replica.stages) {
+      end(r, slot);  // which starts the next batch
+    } else {
+      const IterationModel& model = model_of(replica, stage);
+      const BatchShape& shape = replica.slots[slot].batch.shape;
+      const uint32_t graph = model.graph_tokens(shape);
+      setup_.pools[replica.pool].activations->send(replica.index, stage, graph > 0 ? graph : shape.tokens(),
+                                                   [this, r, slot, stage] { enter(r, slot, stage + 1); });
+      if (stage == 0) start(r);
+    }
+    if (stage > 0 && !replica.queued[stage].empty()) run_stage(r, take_next(replica, stage), stage);
+  }
+
+  // The activations of the batch in `slot` reached `stage`: it runs there once the stage is free.
+  void enter(uint32_t r, uint32_t slot, uint32_t stage) {
+    Replica& replica = replicas_[r];
+    replica.queued[stage].push_back(slot);
+    if (!replica.stage_busy[stage]) run_stage(r, take_next(replica, stage), stage);
+  }
+
+  static uint32_t take_next(Replica& replica, uint32_t stage) {
+    const uint32_t slot = replica.queued[stage].front();
+    replica.queued[stage].pop_front();
+    return slot;
   }
 
   // Layerwise: each prompt chunk's KV leaves as its layers are computed: all but the last layer from
   // the end of the first, no faster than the layers produce it, then the last layer's at the end.
-  void push_layers(const Replica& replica, const IterationCost& cost, Time duration) {
+  void push_layers(const ScheduledBatch& batch, const IterationCost& cost, Time duration) {
     const uint32_t layers = std::max<uint32_t>(1, setup_.layers);
     const Time first_layer = Time::ps(cost.gpu.ps() / layers);
     const double early = static_cast<double>(layers - 1) / layers;
-    for (const ScheduledSequence& item : replica.batch.items) {
+    for (const ScheduledSequence& item : batch.items) {
       if (run_.sequences[item.id].output <= 1) continue;  // finishes on the prefill replica
       handoffs_[item.id].pushes += early > 0 ? 2 : 1;
       if (early > 0) push(item, early, cost.host + first_layer, cost.gpu - first_layer);
@@ -183,9 +255,10 @@ class ServingSimulation {
     });
   }
 
-  void end(uint32_t r) {
+  void end(uint32_t r, uint32_t slot) {
     Replica& replica = replicas_[r];
-    in_flight_ -= replica.scheduler->complete(replica.batch, engine_.now(), run_.token_gaps);
+    in_flight_ -= replica.scheduler->complete(replica.slots[slot].batch, engine_.now(), run_.token_gaps);
+    replica.free_slots.push_back(slot);
     start(r);
     if (disaggregated() && replica.pool == 0) {
       for (uint32_t id : replica.scheduler->take_handed_off()) hand_off(id);
@@ -234,7 +307,7 @@ class ServingSimulation {
     Handoff& h = handoffs_[id];
     Replica& prefill = replicas_[h.prefill];
     prefill.scheduler->release(std::exchange(h.held_blocks, 0));
-    if (!prefill.busy) start(h.prefill);
+    start(h.prefill);
     run_.kv_waits.push_back(engine_.now() - h.first_token);
     --routed_[h.decode];
     Replica& decode = replicas_[h.decode];
@@ -243,7 +316,7 @@ class ServingSimulation {
     } else {
       decode.scheduler->add(id);
     }
-    if (!decode.busy) start(h.decode);
+    start(h.decode);
   }
 
   Simulation* sim_;
@@ -267,12 +340,13 @@ ServingRun simulate_serving(Simulation& sim, const ServingSetup& setup, const st
   WEFT_ASSERT(std::is_sorted(requests.begin(), requests.end(),
                              [](const Request& a, const Request& b) { return a.arrival < b.arrival; }));
   WEFT_ASSERT(setup.pools.size() == 1 || (setup.pools.size() == 2 && setup.transport != nullptr));
+  for (const ServingPool& pool : setup.pools) WEFT_ASSERT(pool.stages == 1 || pool.activations != nullptr);
   return ServingSimulation(&sim, sim.engine(), setup, requests, poll).run();
 }
 
 ServingRun simulate_serving(const ServingSetup& setup, const std::vector<Request>& requests,
                             const std::function<bool(Time)>& poll) {
-  WEFT_ASSERT(setup.pools.size() == 1);
+  WEFT_ASSERT(setup.pools.size() == 1 && setup.pools[0].stages == 1);
   Engine engine;
   return ServingSimulation(nullptr, engine, setup, requests, poll).run();
 }

@@ -17,9 +17,12 @@
 #include "workloads/serving/kv_transport.h"
 #include "workloads/serving/requests.h"
 #include "workloads/serving/scheduler.h"
+#include "workloads/serving/stage_transport.h"
 
 namespace weft {
 
+// One batch. A pipelined replica's batches overlap: `duration` is then the busy time of one of its GPUs
+// over the batch (its stages' times over the stages), and the batch leaves `start` later than that.
 struct IterationSample {
   Time start;
   Time duration;
@@ -50,6 +53,8 @@ struct ServingRun {
   std::vector<Time> kv_waits;
   uint64_t kv_transfers = 0;  // fabric transfers
   double kv_bytes = 0;
+  uint64_t stage_transfers = 0;  // pipelined: activations between stages, fabric transfers
+  double stage_bytes = 0;
   Time first_arrival, last_arrival, end;
   uint64_t waiting_at_last_arrival = 0;  // all replicas
 };
@@ -58,8 +63,13 @@ struct ServingRun {
 struct ServingPool {
   uint32_t replicas = 1;
   uint32_t gpus_per_replica = 1;
-  uint64_t kv_blocks = 0;                                   // per replica
-  std::function<const IterationModel&(uint32_t)> model_of;  // by replica of the pool
+  uint64_t kv_blocks = 0;  // per replica
+  // By replica of the pool and pipeline stage.
+  std::function<const IterationModel&(uint32_t replica, uint32_t stage)> model_of;
+  // Pipelined replicas (stages > 1): up to `stages` batches in flight, the activations carried between
+  // stages by `activations` (on the fabric).
+  uint32_t stages = 1;
+  StageTransport* activations = nullptr;
 };
 
 struct ServingSetup {
@@ -79,8 +89,8 @@ struct ServingSetup {
 // (RunStopped) when `poll`, called every 4,096 iterations with the simulated time, returns false.
 ServingRun simulate_serving(Simulation& sim, const ServingSetup& setup, const std::vector<Request>& requests,
                             const std::function<bool(Time)>& poll = {});
-// One pool without a fabric (tests, or models whose collectives are timed elsewhere), on an Engine of
-// its own.
+// One pool of one stage without a fabric (tests, or models whose collectives are timed elsewhere), on
+// an Engine of its own.
 ServingRun simulate_serving(const ServingSetup& setup, const std::vector<Request>& requests,
                             const std::function<bool(Time)>& poll = {});
 

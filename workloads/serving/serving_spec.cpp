@@ -58,8 +58,15 @@ std::vector<ServingSpec> pool_specs(const ServingSpec& spec) {
 
 uint64_t serving_gpus(const ServingSpec& spec) {
   uint64_t gpus = 0;
-  for (const ServingSpec& p : pool_specs(spec)) gpus += static_cast<uint64_t>(p.tp) * p.replicas;
+  for (const ServingSpec& p : pool_specs(spec)) gpus += static_cast<uint64_t>(p.tp) * p.pp * p.replicas;
   return gpus;
+}
+
+std::vector<uint32_t> stage_layers(uint32_t layers, uint32_t pp) {
+  WEFT_ASSERT(pp > 0 && pp <= layers);
+  std::vector<uint32_t> out(pp, layers / pp);
+  for (uint32_t i = 0; i < layers % pp; ++i) ++out[pp - 2 - i];
+  return out;
 }
 
 namespace {
@@ -84,12 +91,19 @@ void check(const ServingSpec& s, uint32_t gpus, const catalogue::GpuSpec& gpu) {
   } else {
     check_tp(m, s.tp, s.replicas, "parallel.tp");
   }
+  if (s.pp == 0 || s.pp > m.layers) {
+    throw ConfigError(
+        fmt::format("parallel.pp: {} stages for {}'s {} layers (expected 1 to {})", s.pp, m.name, m.layers, m.layers));
+  }
+  if (s.pp > 1 && s.disaggregated.enabled()) {
+    throw ConfigError("parallel.pp: disaggregated prefill and decode pools run one pipeline stage each");
+  }
   if (serving_gpus(s) > gpus) {
     const std::string pools =
         s.disaggregated.enabled()
             ? fmt::format("prefill {} x {} + decode {} x {}", s.disaggregated.prefill_tp,
                           s.disaggregated.prefill_replicas, s.disaggregated.decode_tp, s.disaggregated.decode_replicas)
-            : fmt::format("tp {} x replicas {}", s.tp, s.replicas);
+            : fmt::format("tp {}{} x replicas {}", s.tp, s.pp > 1 ? fmt::format(" x pp {}", s.pp) : "", s.replicas);
     throw ConfigError(fmt::format("parallel: {} = {} GPUs, but the system has {}", pools, serving_gpus(s), gpus));
   }
   if (s.kv != Precision::bf16 && s.kv != Precision::fp16 && s.kv != Precision::fp8) {

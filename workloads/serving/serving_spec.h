@@ -67,8 +67,13 @@ struct ServingSpec {
   ModelConfig model;
   WeightFormat weights = WeightFormat::bf16;
   Precision kv = Precision::bf16;  // KV-cache elements: bf16, fp16 or fp8
-  uint32_t tp = 1;                 // tensor-parallel GPUs per replica
-  uint32_t replicas = 1;           // data-parallel copies, each with its own scheduler and KV cache
+  uint32_t tp = 1;                 // tensor-parallel GPUs per replica (per pipeline stage)
+  // Pipeline stages per replica (vLLM's pipeline_parallel_size): each stage holds a run of layers on
+  // its own tp GPUs, the activations cross the fabric between stages, and up to pp batches are in
+  // flight at once (V1's batch queue). The replica has tp x pp GPUs, stage-major (rank = stage x tp +
+  // tp rank, as vLLM lays them out).
+  uint32_t pp = 1;
+  uint32_t replicas = 1;  // data-parallel copies, each with its own scheduler and KV cache
   SchedulerLimits limits;
   ServingSlo slo;
   // The client's limit on requests in flight (vLLM benchmark_serving's --max-concurrency): a request
@@ -83,9 +88,14 @@ struct ServingSpec {
 std::vector<ServingSpec> pool_specs(const ServingSpec& spec);
 uint64_t serving_gpus(const ServingSpec& spec);  // over the pools
 
-// Throws ConfigError: heads or KV heads not divisible by a pool's tp (nor tp by KV heads), the pools'
-// GPUs above the system's, a KV format other than bf16/fp16/fp8, the GPU lacking fp8 for fp8 weights, limits
-// of zero, a utilisation outside (0, 1].
+// The layers of each of `pp` stages, as vLLM splits them (vllm/distributed/utils.py, get_pp_indices):
+// layers / pp each, the remainder one more each on the stages just before the last (which also holds
+// the output layer).
+std::vector<uint32_t> stage_layers(uint32_t layers, uint32_t pp);
+
+// Throws ConfigError: heads or KV heads not divisible by a pool's tp (nor tp by KV heads), pp of zero,
+// above the layers or with disaggregated pools, the pools' GPUs above the system's, a KV format other than
+// bf16/fp16/fp8, the GPU lacking fp8 for fp8 weights, limits of zero, a utilisation outside (0, 1].
 void check(const ServingSpec& spec, uint32_t gpus, const catalogue::GpuSpec& gpu);
 
 }  // namespace weft
