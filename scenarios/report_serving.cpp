@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "cost/cost_report.h"
@@ -80,6 +81,10 @@ std::string kv_transfer_text(const ServingOutcome& o) {
       describe(o.pool_kv.front()));
 }
 
+bool shares_prefixes(const ServingWorkload& w) {
+  return std::any_of(w.requests.begin(), w.requests.end(), [](const Request& q) { return q.prefix > 0; });
+}
+
 std::string one_run(const ScenarioResult& r, std::string_view name) {
   const ServingWorkload& w = *r.scenario.serving();
   const ServingOutcome& o = *r.serving;
@@ -113,6 +118,11 @@ std::string one_run(const ScenarioResult& r, std::string_view name) {
         m.waiting_at_last_arrival);
   }
   if (s.disaggregated.enabled()) out += kv_transfer_text(o);
+  if (shares_prefixes(w)) {
+    out += fmt::format("   prefix cache{}: {} of {} prompt tokens ({:.1f}%) served from it\n",
+                       s.limits.prefix_caching ? "" : " (off)", o.run.prefix_hit_tokens, m.input_tokens,
+                       m.input_tokens > 0 ? 100.0 * static_cast<double>(o.run.prefix_hit_tokens) / m.input_tokens : 0);
+  }
   if (s.pp > 1) {
     out += fmt::format("   activations between stages: {:.2f} GiB in {} fabric transfers\n",
                        o.run.stage_bytes / (1u << 30), o.run.stage_transfers);
@@ -160,6 +170,7 @@ Json run_json(const ScenarioResult& r, std::string_view name) {
                             {"transfers", o.run.kv_transfers},
                             {"wait", latency_json(m.kv_wait)}};
   }
+  if (shares_prefixes(*r.scenario.serving())) j["prefix_hit_tokens"] = o.run.prefix_hit_tokens;
   if (r.scenario.serving()->spec.pp > 1) {
     j["stage_transfers"] = Json{{"bytes", o.run.stage_bytes}, {"transfers", o.run.stage_transfers}};
   }

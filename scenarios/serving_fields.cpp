@@ -59,6 +59,11 @@ constexpr std::array kServingFields = {
     field<W, &W::stream, &R::count>("requests.count", "", "requests (0: as many as arrive in duration)",
                                     up_to(1u << 30)),
     field<W, &W::stream, &R::duration>("requests.duration", "time", "of arrivals, when count is 0"),
+    field<W, &W::stream, &R::prefix_tokens>("requests.prefix_tokens", "tokens",
+                                            "a shared prefix (system prompt) before each prompt's own tokens",
+                                            up_to(kMaxTokens)),
+    field<W, &W::stream, &R::prefixes>(
+        "requests.prefixes", "", "distinct shared prefixes, one drawn uniformly per request", Range{1, kMaxCount}),
     field<W, &W::spec, &S::max_concurrency>("requests.max_concurrency", "",
                                             "requests in flight at most; later ones wait at the client (0: none)",
                                             up_to(kMaxCount)),
@@ -73,6 +78,8 @@ constexpr std::array kServingFields = {
     field<W, &W::spec, &S::limits, &L::gpu_memory_utilization>("scheduler.gpu_memory_utilization", "",
                                                                "of each GPU's memory the engine takes", Range{0, 1}),
     field<W, &W::spec, &S::limits, &L::cuda_graphs>("scheduler.cuda_graphs", "", "decode batches replay CUDA graphs"),
+    field<W, &W::spec, &S::limits, &L::prefix_caching>(
+        "scheduler.prefix_caching", "", "full blocks of shared prefixes stay cached for the next request (vLLM V1)"),
     field<W, &W::spec, &S::limits, &L::max_graph_batch>("scheduler.max_graph_batch", "", "largest captured batch",
                                                         up_to(kMaxCount)),
     field<W, &W::spec, &S::slo, &O::ttft>("slo.ttft", "time", "time to first token objective (0: none)"),

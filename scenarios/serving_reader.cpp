@@ -29,7 +29,8 @@ void read_requests(const YamlMap& s, ServingWorkload& w, uint64_t seed) {
   if (r.has("trace")) {
     const std::filesystem::path path = beside_scenario(r, "trace");
     w.trace_file = path.string();
-    for (const char* key : {"arrivals", "rate", "cv", "count", "duration", "prompt", "output"}) {
+    for (const char* key :
+         {"arrivals", "rate", "cv", "count", "duration", "prompt", "output", "prefix_tokens", "prefixes"}) {
       if (r.has(key)) throw r.error(key, "a trace gives the requests: no generated stream beside it");
     }
     w.requests = at(r.location("trace"), [&] { return load_request_trace(path.string()); });

@@ -28,4 +28,5 @@ run_short resnet-trace 'replayed from the trace: 16 ranks' resnet50-trace-fabric
 run_short serving-8b 'side by side' serving-8b-gpus.yaml workload.serving.requests.count=200
 run_short serving-70b 'NVSwitch, tp 8' serving-70b-tp-pcie-vs-nvlink.yaml workload.serving.requests.count=60
 run_short serving-disaggregated 'KV caches to decode' serving-70b-disaggregated.yaml workload.serving.requests.count=40
+run_short serving-prefix 'prefix cache: ' serving-8b-shared-prefix.yaml workload.serving.requests.count=40
 run_short serving-pipeline 'activations between stages' serving-405b-tp-vs-pp.yaml workload.serving.requests.count=30

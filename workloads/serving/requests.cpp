@@ -91,6 +91,7 @@ void check(const RequestStreamSpec& s) {
   }
   check(s.prompt, "prompt");
   check(s.output, "output");
+  if (s.prefix_tokens > 0 && s.prefixes == 0) throw ConfigError("requests.prefixes: expected at least 1");
 }
 
 uint32_t draw_length(const LengthSpec& l, Rng& rng) {
@@ -137,6 +138,7 @@ double draw_gap(const ArrivalSpec& a, Rng& rng) {
 std::vector<Request> generate_requests(const RequestStreamSpec& spec, uint64_t seed) {
   check(spec);
   Rng gaps(seed, "serving.arrivals"), prompts(seed, "serving.prompt"), outputs(seed, "serving.output");
+  Rng groups(seed, "serving.prefix");
   std::vector<Request> out;
   double t = 0;  // seconds
   for (uint32_t id = 0; spec.count == 0 || id < spec.count; ++id) {
@@ -145,7 +147,13 @@ std::vector<Request> generate_requests(const RequestStreamSpec& spec, uint64_t s
     }
     const Time arrival = Time::ps(std::llround(t * 1e12));
     if (spec.count == 0 && arrival >= spec.duration) break;
-    out.push_back({id, arrival, draw_length(spec.prompt, prompts), std::max(1u, draw_length(spec.output, outputs))});
+    Request r{id, arrival, draw_length(spec.prompt, prompts), std::max(1u, draw_length(spec.output, outputs))};
+    if (spec.prefix_tokens > 0) {
+      r.prefix = spec.prefix_tokens;
+      r.prompt += spec.prefix_tokens;
+      r.prefix_group = static_cast<uint32_t>(groups.uniform_below(spec.prefixes));
+    }
+    out.push_back(r);
   }
   return out;
 }

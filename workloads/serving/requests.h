@@ -17,6 +17,10 @@ struct Request {
   Time arrival;
   uint32_t prompt = 0;  // tokens
   uint32_t output = 0;  // tokens to generate, >= 1
+  // The prompt's first `prefix` tokens are shared with every request of the same prefix group (a system
+  // prompt, few-shot examples): what vLLM's prefix cache can serve without computing them again.
+  uint32_t prefix = 0;
+  uint32_t prefix_group = 0;
 };
 
 // all_at_once: every request at t = 0 (an offline benchmark: vLLM benchmark_throughput).
@@ -53,11 +57,16 @@ struct RequestStreamSpec {
   LengthSpec output{LengthKind::fixed, 128};
   uint32_t count = 0;  // requests; 0: as many as arrive within `duration`
   Time duration;       // of arrivals, when count is 0
+  // Shared prefixes (vLLM benchmark_serving's prefix_repetition dataset: prefix length, number of
+  // prefixes): each prompt is one of `prefixes` prefixes of `prefix_tokens` tokens, drawn uniformly,
+  // followed by its own `prompt` tokens. 0: no shared prefix.
+  uint32_t prefix_tokens = 0;
+  uint32_t prefixes = 1;
 };
 
 // The stream for a seed; deterministic (weft's own samplers, not std:: distributions). Throws
-// ConfigError for a non-positive rate, a cv <= 0, a mean of 0, min above max, or neither a count nor
-// a duration.
+// ConfigError for a non-positive rate, a cv <= 0, a mean of 0, min above max, neither a count nor a
+// duration, or no prefixes.
 std::vector<Request> generate_requests(const RequestStreamSpec& spec, uint64_t seed);
 
 class Rng;

@@ -18,11 +18,61 @@ void ReplicaScheduler::add_with_blocks(uint32_t id) {
 // Blocks for `tokens` more beyond what is computed; false (nothing taken) when too few are free.
 bool ReplicaScheduler::allocate(Sequence& s, uint32_t tokens) {
   const uint64_t need = (static_cast<uint64_t>(s.computed) + tokens + limits_.block_tokens - 1) / limits_.block_tokens;
-  const uint64_t more = need > s.blocks ? need - s.blocks : 0;
-  if (more > blocks_free_) return false;
+  const uint64_t held = static_cast<uint64_t>(s.blocks) + s.shared_blocks;
+  const uint64_t more = need > held ? need - held : 0;
+  if (!evict_for(more)) return false;
   blocks_free_ -= more;
   s.blocks += static_cast<uint32_t>(more);
   return true;
+}
+
+bool ReplicaScheduler::evict_for(uint64_t blocks) {
+  while (blocks_free_ < blocks && idle_cached_ > 0) {
+    auto lru = prefixes_.end();
+    for (auto it = prefixes_.begin(); it != prefixes_.end(); ++it) {
+      if (it->second.users == 0 && (lru == prefixes_.end() || it->second.last_used < lru->second.last_used)) lru = it;
+    }
+    idle_cached_ -= lru->second.blocks;
+    blocks_free_ += lru->second.blocks;
+    prefixes_.erase(lru);
+  }
+  return blocks_free_ >= blocks;
+}
+
+// A sequence about to compute its prompt from the start takes its group's cached blocks, if any.
+bool ReplicaScheduler::use_cached_prefix(Sequence& s) {
+  if (!limits_.prefix_caching || s.computed > 0 || s.prefix < limits_.block_tokens) return false;
+  const auto it = prefixes_.find(s.prefix_group);
+  if (it == prefixes_.end()) return false;
+  CachedPrefix& p = it->second;
+  if (p.users++ == 0) idle_cached_ -= p.blocks;
+  s.shared_blocks = p.blocks;
+  s.computed = p.blocks * limits_.block_tokens;
+  return true;
+}
+
+void ReplicaScheduler::release_prefix(Sequence& s) {
+  if (s.shared_blocks == 0) return;
+  CachedPrefix& p = prefixes_.at(s.prefix_group);
+  if (--p.users == 0) {
+    idle_cached_ += p.blocks;
+    p.last_used = ++releases_;
+  }
+  s.shared_blocks = 0;
+}
+
+// The sequence has just computed its prefix's full blocks here, and its group has none cached: they
+// become the cache's (a group cached meanwhile by another sequence leaves this copy its own).
+void ReplicaScheduler::cache_prefix(Sequence& s, uint32_t computed_before) {
+  const uint32_t blocks = s.prefix / limits_.block_tokens;
+  const uint32_t tokens = blocks * limits_.block_tokens;
+  if (!limits_.prefix_caching || blocks == 0 || s.shared_blocks > 0 || computed_before >= tokens ||
+      s.computed < tokens || prefixes_.count(s.prefix_group) > 0) {
+    return;
+  }
+  prefixes_[s.prefix_group] = {blocks, 1, 0};
+  s.blocks -= blocks;
+  s.shared_blocks = blocks;
 }
 
 // Index in running_ of the most recently admitted sequence not in a batch in flight.
@@ -39,6 +89,7 @@ void ReplicaScheduler::preempt(size_t index) {
   Sequence& s = seqs_[id];
   blocks_free_ += s.blocks;
   s.blocks = 0;
+  release_prefix(s);
   s.computed = 0;
   ++s.preemptions;
   waiting_.push_front(id);
@@ -91,10 +142,17 @@ void ReplicaScheduler::admit_waiting(ScheduledBatch& batch, uint32_t& budget) {
   while (!waiting_.empty() && budget > 0 && running_.size() < limits_.max_seqs) {
     const uint32_t id = waiting_.front();
     Sequence& s = seqs_[id];
+    const bool hit = use_cached_prefix(s);
     const uint32_t left = s.known() - s.computed;
-    if (!limits_.chunked_prefill && left > budget) break;
     const uint32_t tokens = std::min(left, budget);
-    if (!allocate(s, tokens)) break;
+    if ((!limits_.chunked_prefill && left > budget) || !allocate(s, tokens)) {
+      if (hit) {  // not admitted: the prefix goes back to the cache
+        release_prefix(s);
+        s.computed = 0;
+      }
+      break;
+    }
+    if (hit) hit_tokens_ += s.computed;
     waiting_.pop_front();
     running_.push_back(id);
     add_to_shape(batch.shape, s, tokens);
@@ -119,7 +177,9 @@ uint32_t ReplicaScheduler::complete(const ScheduledBatch& batch, Time now,
   for (const ScheduledSequence& item : batch.items) {
     Sequence& s = seqs_[item.id];
     s.in_flight = false;
+    const uint32_t before = s.computed;
     s.computed += item.tokens;
+    cache_prefix(s, before);
     if (s.computed < s.known()) continue;  // a prefill chunk short of the end samples nothing
     if (s.generated == 0) {
       s.first_token = now;
@@ -130,6 +190,7 @@ uint32_t ReplicaScheduler::complete(const ScheduledBatch& batch, Time now,
     ++s.generated;
     if (!s.finished()) {
       if (hands_off_) {
+        release_prefix(s);  // the cache keeps the prefix; the sequence's own blocks wait for release()
         running_.erase(std::find(running_.begin(), running_.end(), item.id));
         handed_off_.push_back(item.id);
       }
@@ -138,6 +199,7 @@ uint32_t ReplicaScheduler::complete(const ScheduledBatch& batch, Time now,
     s.finish = now;
     blocks_free_ += s.blocks;
     s.blocks = 0;
+    release_prefix(s);
     running_.erase(std::find(running_.begin(), running_.end(), item.id));
     ++finished;
   }

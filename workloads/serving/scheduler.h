@@ -13,6 +13,11 @@
 // to pp batches at once; a sequence in one of them is neither scheduled again nor preempted until that
 // batch completes (vLLM V1 skips a request whose next token is not back yet; weft also waits for a
 // prompt's previous chunk, which V1 may schedule before it completes).
+// With prefix caching (vLLM V1's default), the first sequence of a prefix group to compute its prefix's
+// full blocks leaves them in the replica's cache; a later one of the group starts from them (its
+// prefill skips those tokens but attends to them) while any sequence uses them, or after, until their
+// blocks are needed: unused prefixes are evicted least recently used first, before any preemption
+// (vLLM's free block queue keeps cached blocks until it hands them out).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +39,9 @@ struct Sequence {
   uint32_t blocks = 0;     // KV blocks held
   uint32_t preemptions = 0;
   bool in_flight = false;  // in a batch not yet complete (pipelined replicas run several at once)
+  uint32_t prefix = 0;     // leading prompt tokens shared with its prefix group (Request::prefix)
+  uint32_t prefix_group = 0;
+  uint32_t shared_blocks = 0;  // its prefix's blocks, used from the replica's prefix cache (not in `blocks`)
   Time arrival, first_token, last_token, finish;
   // Tokens known so far: the prompt and what was generated (a preempted sequence recomputes them all).
   uint32_t known() const { return prompt + generated; }
@@ -79,12 +87,17 @@ class ReplicaScheduler {
 
   size_t waiting() const { return waiting_.size(); }
   size_t running() const { return running_.size(); }
-  uint64_t blocks_used() const { return blocks_total_ - blocks_free_; }
+  uint64_t blocks_used() const { return blocks_total_ - blocks_free_ - idle_cached_; }  // cached unused: free
+  uint64_t prefix_hit_tokens() const { return hit_tokens_; }  // prompt tokens served from the prefix cache
   uint64_t blocks_total() const { return blocks_total_; }
   uint64_t unfinished() const { return waiting_.size() + running_.size(); }
 
  private:
   bool allocate(Sequence& s, uint32_t tokens);
+  bool evict_for(uint64_t blocks);  // unused cached prefixes, until `blocks` are free; false if they cannot be
+  bool use_cached_prefix(Sequence& s);
+  void release_prefix(Sequence& s);
+  void cache_prefix(Sequence& s, uint32_t computed_before);
   size_t last_idle() const;
   void preempt(size_t index);
   void schedule_running(ScheduledBatch& batch, uint32_t& budget, bool& preempted);
@@ -99,6 +112,15 @@ class ReplicaScheduler {
   std::vector<uint32_t> running_;  // in admission order
   bool hands_off_ = false;
   std::vector<uint32_t> handed_off_;
+  struct CachedPrefix {
+    uint32_t blocks = 0;
+    uint32_t users = 0;      // sequences using it
+    uint64_t last_used = 0;  // when the last user let go (the eviction order)
+  };
+  std::unordered_map<uint32_t, CachedPrefix> prefixes_;  // by prefix group
+  uint64_t idle_cached_ = 0;                             // blocks of cached prefixes no sequence uses
+  uint64_t releases_ = 0;                                // clock of last_used
+  uint64_t hit_tokens_ = 0;
 };
 
 }  // namespace weft

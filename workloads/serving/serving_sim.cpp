@@ -37,6 +37,8 @@ class ServingSimulation {
     for (size_t i = 0; i < requests.size(); ++i) {
       Sequence& s = run_.sequences[i];
       s.prompt = requests[i].prompt;
+      s.prefix = requests[i].prefix;
+      s.prefix_group = requests[i].prefix_group;
       s.output = requests[i].output;
       s.arrival = requests[i].arrival;
     }
@@ -75,6 +77,7 @@ class ServingSimulation {
       run_.kv_transfers = setup_.transport->transfers();
       run_.kv_bytes = setup_.transport->bytes();
     }
+    for (const Replica& r : replicas_) run_.prefix_hit_tokens += r.scheduler->prefix_hit_tokens();
     for (const ServingPool& pool : setup_.pools) {
       if (pool.activations == nullptr) continue;
       run_.stage_transfers += pool.activations->transfers();

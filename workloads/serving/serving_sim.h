@@ -53,7 +53,8 @@ struct ServingRun {
   std::vector<Time> kv_waits;
   uint64_t kv_transfers = 0;  // fabric transfers
   double kv_bytes = 0;
-  uint64_t stage_transfers = 0;  // pipelined: activations between stages, fabric transfers
+  uint64_t prefix_hit_tokens = 0;  // prompt tokens the prefix caches served (not computed)
+  uint64_t stage_transfers = 0;    // pipelined: activations between stages, fabric transfers
   double stage_bytes = 0;
   Time first_arrival, last_arrival, end;
   uint64_t waiting_at_last_arrival = 0;  // all replicas

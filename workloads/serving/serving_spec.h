@@ -33,7 +33,10 @@ struct SchedulerLimits {
   uint32_t block_tokens = 16;           // KV-cache block (page) size on CUDA (vllm/platforms/cuda.py)
   double gpu_memory_utilization = 0.9;  // of each GPU's memory the engine may take (arg_utils.py)
   bool cuda_graphs = true;              // decode-only batches replay captured graphs
-  uint32_t max_graph_batch = 512;       // the largest captured batch (V1: min(2 max_seqs, 512)); bigger run eagerly
+  // Automatic prefix caching, on by default in V1 (vllm/config: enable_prefix_caching): full blocks of a
+  // shared prefix stay cached and a request starting with them skips their prefill.
+  bool prefix_caching = true;
+  uint32_t max_graph_batch = 512;  // the largest captured batch (V1: min(2 max_seqs, 512)); bigger run eagerly
 };
 
 // Latency objectives; a zero is no objective. A request meets them when all hold (vLLM
