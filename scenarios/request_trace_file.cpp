@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -55,6 +56,56 @@ std::array<size_t, 3> header_positions(const std::vector<Cell>& header, const st
   return at;
 }
 
+constexpr std::array<std::string_view, 2> kPrefixColumns = {"prefix_group", "prefix_tokens"};
+
+// The positions of the optional prefix columns: both, or neither (nullopt).
+std::optional<std::array<size_t, 2>> prefix_positions(const std::vector<Cell>& header, const std::string& source,
+                                                      uint32_t line) {
+  std::array<size_t, 2> at{};
+  int found = 0;
+  for (size_t c = 0; c < kPrefixColumns.size(); ++c) {
+    const auto it =
+        std::find_if(header.begin(), header.end(), [&](const Cell& h) { return h.text == kPrefixColumns[c]; });
+    if (it != header.end()) ++found;
+    at[c] = static_cast<size_t>(it - header.begin());
+  }
+  if (found == 0) return std::nullopt;
+  if (found == 1) {
+    throw ConfigError(SourceLocation{source, line, 1}, "header",
+                      "prefix_group and prefix_tokens go together: give both columns or neither");
+  }
+  return at;
+}
+
+// A whole number >= 0 in an optional column.
+uint32_t count(const Cell& cell, std::string_view column, const SourceLocation& where) {
+  uint32_t v = 0;
+  const auto [end, ec] = std::from_chars(cell.text.data(), cell.text.data() + cell.text.size(), v);
+  if (ec != std::errc() || end != cell.text.data() + cell.text.size()) {
+    throw ConfigError(where, std::string(column), fmt::format("expected a whole number >= 0, got '{}'", cell.text));
+  }
+  return v;
+}
+
+// The row's prefix columns into `r` (its prompt already read).
+void read_prefix(const std::vector<Cell>& cells, const std::array<size_t, 2>& at, const std::string& line,
+                 const std::string& source, uint32_t line_no, Request& r) {
+  for (size_t c = 0; c < kPrefixColumns.size(); ++c) {
+    if (at[c] >= cells.size()) {
+      throw ConfigError(SourceLocation{source, line_no, static_cast<uint32_t>(line.size()) + 1},
+                        std::string(kPrefixColumns[c]), fmt::format("missing: the line has {} columns", cells.size()));
+    }
+  }
+  const Cell& group = cells[at[0]];
+  const Cell& tokens = cells[at[1]];
+  r.prefix_group = count(group, kPrefixColumns[0], SourceLocation{source, line_no, group.column});
+  r.prefix = count(tokens, kPrefixColumns[1], SourceLocation{source, line_no, tokens.column});
+  if (r.prefix >= r.prompt) {
+    throw ConfigError(SourceLocation{source, line_no, tokens.column}, "prefix_tokens",
+                      fmt::format("{} is not below the prompt's {} tokens", r.prefix, r.prompt));
+  }
+}
+
 double number(const Cell& cell, std::string_view column, bool whole, const SourceLocation& where) {
   double v = 0;
   const auto [end, ec] = std::from_chars(cell.text.data(), cell.text.data() + cell.text.size(), v);
@@ -74,6 +125,7 @@ std::vector<Request> parse_request_trace(const std::string& text, const std::str
   std::istringstream in(text);
   std::string line;
   std::array<size_t, 3> at{};
+  std::optional<std::array<size_t, 2>> prefix_at;
   bool header = false;
   std::vector<Request> out;
   for (uint32_t line_no = 1; std::getline(in, line); ++line_no) {
@@ -81,6 +133,7 @@ std::vector<Request> parse_request_trace(const std::string& text, const std::str
     const std::vector<Cell> cells = split(line);
     if (!header) {
       at = header_positions(cells, source, line_no);
+      prefix_at = prefix_positions(cells, source, line_no);
       header = true;
       continue;
     }
@@ -97,6 +150,7 @@ std::vector<Request> parse_request_trace(const std::string& text, const std::str
       if (c == 1) r.prompt = static_cast<uint32_t>(v);
       if (c == 2) r.output = static_cast<uint32_t>(v);
     }
+    if (prefix_at) read_prefix(cells, *prefix_at, line, source, line_no, r);
     out.push_back(r);
   }
   if (out.empty()) throw ConfigError(SourceLocation{source, 0, 0}, "trace", "no requests (expected a header and rows)");

@@ -40,6 +40,23 @@ TEST_CASE("a request trace: columns by name, sorted by arrival", "[serving]") {
   CHECK(r[1].id == 1);
 }
 
+TEST_CASE("a request trace may give each prompt's shared prefix", "[serving]") {
+  const std::vector<Request> r = parse_request_trace(
+      "arrival_s,prompt_tokens,output_tokens,prefix_tokens,prefix_group\n0,1000,5,800,3\n1,200,5,0,0\n", "t.csv");
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].prefix == 800);
+  CHECK(r[0].prefix_group == 3);
+  CHECK(r[1].prefix == 0);
+  CHECK_THROWS_WITH(parse_request_trace("arrival_s,prompt_tokens,output_tokens,prefix_group\n0,10,5,1\n", "t.csv"),
+                    Catch::Contains("t.csv:1:1") && Catch::Contains("give both columns or neither"));
+  CHECK_THROWS_WITH(
+      parse_request_trace("arrival_s,prompt_tokens,output_tokens,prefix_tokens,prefix_group\n0,10,5,10,1\n", "t.csv"),
+      Catch::Contains("t.csv:2:8") && Catch::Contains("prefix_tokens") && Catch::Contains("not below"));
+  CHECK_THROWS_WITH(
+      parse_request_trace("arrival_s,prompt_tokens,output_tokens,prefix_tokens,prefix_group\n0,10,5,2,-1\n", "t.csv"),
+      Catch::Contains("t.csv:2:10") && Catch::Contains("prefix_group") && Catch::Contains("whole number >= 0"));
+}
+
 TEST_CASE("a malformed request trace names the file, line and column", "[serving]") {
   CHECK_THROWS_WITH(parse_request_trace("arrival_s,prompt_tokens\n0,1\n", "t.csv"),
                     Catch::Contains("t.csv:1:1") && Catch::Contains("no column output_tokens"));
