@@ -94,7 +94,7 @@ std::string one_run(const ScenarioResult& r, std::string_view name) {
                                 s.model.name, r.scenario.system.preset, r.scenario.system.ranks, w.gpu, pools_text(s),
                                 to_string(s.weights), precision_name(s.kv), r.scenario.fabric);
   out += fmt::format("   {} requests ({}); served in {:.3f} s\n", m.requests, stream_text(w), m.duration.seconds());
-  out += fmt::format("   {}; blocks of {} tokens, max_batched_tokens {}, max_seqs {}{}{}\n", describe(o.kv),
+  out += fmt::format("   {}; blocks of {} tokens, max_batched_tokens {}, max_seqs {}{}{}\n", describe(o.kv()),
                      s.limits.block_tokens, s.limits.max_batched_tokens, s.limits.max_seqs,
                      s.limits.chunked_prefill ? ", chunked prefill" : "", s.limits.cuda_graphs ? ", CUDA graphs" : "");
   out += fmt::format(
@@ -162,7 +162,7 @@ Json run_json(const ScenarioResult& r, std::string_view name) {
          {"mean_waiting", m.mean_waiting},
          {"preemptions", m.preemptions},
          {"iterations", m.iterations},
-         {"kv_tokens", o.kv.tokens()},
+         {"kv_tokens", o.kv().tokens()},
          {"waiting_at_last_arrival", m.waiting_at_last_arrival}};
   if (r.scenario.serving()->spec.disaggregated.enabled()) {
     j["kv_transfer"] = Json{{"sequences", m.kv_wait.count},

@@ -46,8 +46,7 @@ void KvTransport::plan_shares() {
 
 void KvTransport::send(uint32_t p, uint32_t d, uint32_t tokens, double share, Time produced_over,
                        std::function<void()> done) {
-  const auto id = static_cast<uint32_t>(pending_.size());
-  pending_.emplace_back(0, std::move(done));
+  const uint32_t group = pending_.open(std::move(done));
   const std::vector<uint32_t>& from = prefill_gpus_[p];
   const std::vector<uint32_t>& to = decode_gpus_[d];
   for (size_t a = 0; a < from.size(); ++a) {
@@ -62,21 +61,13 @@ void KvTransport::send(uint32_t p, uint32_t d, uint32_t tokens, double share, Ti
       if (produced_over > Time()) {
         t.max_rate = static_cast<uint64_t>(std::ceil(bytes * 8 / produced_over.seconds()));
       }
-      ++pending_[id].first;
+      pending_.add(group);
       ++transfers_;
       bytes_ += bytes;
-      fabric_.start(t, [this, id] {
-        if (--pending_[id].first > 0) return;
-        auto finish = std::move(pending_[id].second);
-        pending_[id].second = nullptr;
-        finish();
-      });
+      fabric_.start(t, [this, group] { pending_.arrived(group); });
     }
   }
-  if (pending_[id].first == 0) {  // nothing to move (no tokens)
-    auto finish = std::move(pending_[id].second);
-    finish();
-  }
+  pending_.seal(group);
 }
 
 }  // namespace weft

@@ -14,6 +14,7 @@
 #include "topologies/topology.h"
 #include "workloads/compute_model.h"
 #include "workloads/model.h"
+#include "workloads/serving/transfer_groups.h"
 
 namespace weft {
 
@@ -41,9 +42,9 @@ class KvTransport {
   const Topology& topology_;
   std::vector<std::vector<uint32_t>> prefill_gpus_, decode_gpus_;
   uint32_t kv_heads_ = 1;
-  double head_bytes_per_token_ = 0;                                  // K and V of one head, all layers
-  std::vector<std::vector<uint32_t>> heads_;                         // [prefill rank][decode rank] -> heads sent
-  std::vector<std::pair<uint32_t, std::function<void()>>> pending_;  // transfers left, then done
+  double head_bytes_per_token_ = 0;           // K and V of one head, all layers
+  std::vector<std::vector<uint32_t>> heads_;  // [prefill rank][decode rank] -> heads sent
+  TransferGroups pending_;                    // one group per send
   uint64_t next_entropy_ = 0;
   uint64_t transfers_ = 0;
   double bytes_ = 0;

@@ -80,7 +80,6 @@ ServingOutcome run_serving(const ServingInputs& in, const std::function<bool(Tim
     require_room(out.pool_kv.back(), p, gpu, longest);
     if (p.tp > 1) require_simulations(in.setup.fabric, 2, "fabrics", "serve with tp 1, or another fabric");
   }
-  out.kv = out.pool_kv.back();
   Simulation main(in.topology, in.setup);
   IsolatedTimer timer(main);
   ServingSetup setup{.limits = spec.limits, .max_concurrency = spec.max_concurrency};

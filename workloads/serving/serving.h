@@ -16,8 +16,9 @@
 namespace weft {
 
 struct ServingOutcome {
-  KvCapacity kv;                    // per GPU of a replica (disaggregated: of the decode pool)
   std::vector<KvCapacity> pool_kv;  // by pool: the one, or prefill then decode
+  // Per GPU of a replica (disaggregated: of the decode pool).
+  const KvCapacity& kv() const { return pool_kv.back(); }
   ServingRun run;
   ServingMetrics metrics;
   uint64_t collective_sizes = 0;  // distinct (op, size) timed, over the replicas

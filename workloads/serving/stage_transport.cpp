@@ -21,15 +21,7 @@ StageTransport::StageTransport(Fabric& fabric, const Topology& topology, const M
 void StageTransport::send(uint32_t r, uint32_t stage, uint32_t tokens, std::function<void()> done) {
   const std::vector<uint32_t>& gpus = gpus_[r];
   WEFT_ASSERT(static_cast<size_t>(stage + 2) * tp_ <= gpus.size());
-  uint32_t slot = 0;
-  if (free_.empty()) {
-    slot = static_cast<uint32_t>(pending_.size());
-    pending_.emplace_back();
-  } else {
-    slot = free_.back();
-    free_.pop_back();
-  }
-  pending_[slot] = {tp_, std::move(done)};
+  const uint32_t group = pending_.open(std::move(done));
   const double bytes = bytes_per_token_ * tokens / tp_;
   for (uint32_t k = 0; k < tp_; ++k) {
     Transfer t;
@@ -37,16 +29,12 @@ void StageTransport::send(uint32_t r, uint32_t stage, uint32_t tokens, std::func
     t.dst = topology_.gpus()[gpus[(stage + 1) * tp_ + k]];
     t.bytes = Bytes(static_cast<uint64_t>(std::ceil(bytes)));
     t.entropy = next_entropy_++;
+    pending_.add(group);
     ++transfers_;
     bytes_ += bytes;
-    fabric_.start(t, [this, slot] {
-      if (--pending_[slot].left > 0) return;
-      auto finish = std::move(pending_[slot].done);
-      pending_[slot].done = nullptr;
-      free_.push_back(slot);
-      finish();
-    });
+    fabric_.start(t, [this, group] { pending_.arrived(group); });
   }
+  pending_.seal(group);
 }
 
 }  // namespace weft

@@ -12,6 +12,7 @@
 #include "sim/fabric.h"
 #include "topologies/topology.h"
 #include "workloads/model.h"
+#include "workloads/serving/transfer_groups.h"
 
 namespace weft {
 
@@ -30,18 +31,12 @@ class StageTransport {
   double bytes() const { return bytes_; }
 
  private:
-  struct Pending {
-    uint32_t left = 0;
-    std::function<void()> done;
-  };
-
   Fabric& fabric_;
   const Topology& topology_;
   uint32_t tp_ = 1;
   double bytes_per_token_ = 0;  // all ranks together
   std::vector<std::vector<uint32_t>> gpus_;
-  std::vector<Pending> pending_;
-  std::vector<uint32_t> free_;  // slots of pending_ to reuse
+  TransferGroups pending_;  // one group per send
   uint64_t next_entropy_ = 0;
   uint64_t transfers_ = 0;
   double bytes_ = 0;
