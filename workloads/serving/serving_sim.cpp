@@ -105,6 +105,7 @@ class ServingSimulation {
     std::vector<uint32_t> free_slots;          // of slots
     std::vector<std::deque<uint32_t>> queued;  // by stage: slots whose activations arrived, waiting for it
     std::vector<bool> stage_busy;
+    bool host_busy = false;  // pipelined: scheduling a batch
   };
   // A disaggregated sequence between its prefill and decode replicas.
   struct Handoff {
@@ -159,10 +160,13 @@ class ServingSimulation {
     start(entry);
   }
 
-  // A new batch enters the first stage when it is free and fewer batches than stages are in flight.
+  // One stage: a new batch starts when the last one has ended. Pipelined: as vLLM V1's batch queue, the
+  // host schedules the next batch as soon as fewer than `stages` are in flight and it is not busy
+  // scheduling one; the batch then waits for the first stage.
   void start(uint32_t r) {
     Replica& replica = replicas_[r];
-    if (replica.stage_busy[0] || replica.free_slots.empty()) return;
+    const bool pipelined = replica.stages > 1;
+    if ((pipelined ? replica.host_busy : replica.stage_busy[0]) || replica.free_slots.empty()) return;
     ScheduledBatch batch = replica.scheduler->schedule();
     if (batch.empty()) return;
     const uint32_t slot = replica.free_slots.back();
@@ -196,7 +200,17 @@ class ServingSimulation {
     }
     if (disaggregated() && replica.pool == 0 && setup_.transfer == KvTransferMode::layerwise)
       push_layers(f.batch, first, duration);
-    run_stage(r, slot, 0);
+    if (!pipelined) {
+      run_stage(r, slot, 0);
+      return;
+    }
+    f.stage_time[0] = f.stage_time[0] - first.host;  // the host's part, before the batch reaches the GPUs
+    replica.host_busy = true;
+    engine_.schedule_in(first.host, [this, r, slot] {
+      replicas_[r].host_busy = false;
+      enter(r, slot, 0);
+      start(r);
+    });
   }
 
   void run_stage(uint32_t r, uint32_t slot, uint32_t stage) {
@@ -216,9 +230,8 @@ class ServingSimulation {
       const uint32_t graph = model.graph_tokens(shape);
       setup_.pools[replica.pool].activations->send(replica.index, stage, graph > 0 ? graph : shape.tokens(),
                                                    [this, r, slot, stage] { enter(r, slot, stage + 1); });
-      if (stage == 0) start(r);
     }
-    if (stage > 0 && !replica.queued[stage].empty()) run_stage(r, take_next(replica, stage), stage);
+    if (!replica.queued[stage].empty()) run_stage(r, take_next(replica, stage), stage);
   }
 
   // The activations of the batch in `slot` reached `stage`: it runs there once the stage is free.

@@ -73,8 +73,8 @@ struct ServingSpec {
   uint32_t tp = 1;                 // tensor-parallel GPUs per replica (per pipeline stage)
   // Pipeline stages per replica (vLLM's pipeline_parallel_size): each stage holds a run of layers on
   // its own tp GPUs, the activations cross the fabric between stages, and up to pp batches are in
-  // flight at once (V1's batch queue). The replica has tp x pp GPUs, stage-major (rank = stage x tp +
-  // tp rank, as vLLM lays them out).
+  // flight at once (V1's batch queue: the host schedules the next while the earlier ones run). The replica has tp x pp
+  // GPUs, stage-major (rank = stage x tp + tp rank, as vLLM lays them out).
   uint32_t pp = 1;
   uint32_t replicas = 1;  // data-parallel copies, each with its own scheduler and KV cache
   SchedulerLimits limits;
