@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <cmath>
+#include <tuple>
 
 #include "scenarios/report_serving.h"
 #include "scenarios/run_scenario.h"
@@ -39,6 +40,7 @@ ServingPlanRow serve_for_plan(const std::string& name, const Scenario& s, double
   row.rate = w.trace_file.empty() && w.stream.arrivals.kind != ArrivalKind::all_at_once ? w.stream.arrivals.rate : 0;
   row.attainment = m.requests > 0 ? static_cast<double>(m.good_requests) / static_cast<double>(m.requests) : 0;
   row.output_tokens_per_s = m.output_tokens_per_s;
+  row.total_tokens_per_s = m.total_tokens_per_s;
   row.ttft_p50 = m.ttft.p50;
   row.tpot_p50 = m.tpot.p50;
   if (r.cost && r.cost->cluster) row.usd_per_hour = r.cost->cluster->usd_per_hour;
@@ -93,8 +95,12 @@ std::optional<ServingPlanRow> highest_rate(const std::string& name, const Scenar
 
 std::optional<size_t> cheapest_serving(const std::vector<ServingPlanRow>& rows) {
   std::optional<size_t> best;
+  // Per hour, then per token served (input and output alike: how the prompts' share splits the cost
+  // between them is no reason to prefer one configuration), then the share meeting the objectives.
   auto key = [](const ServingPlanRow& r) {
-    return std::make_pair(r.usd_per_hour.value_or(INFINITY), r.usd_per_m_output.value_or(INFINITY));
+    const double usd = r.usd_per_hour.value_or(INFINITY);
+    const double per_token = r.total_tokens_per_s > 0 ? usd / r.total_tokens_per_s : INFINITY;
+    return std::make_tuple(usd, per_token, -r.attainment);
   };
   for (size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].meets && (!best || key(rows[i]) < key(rows[*best]))) best = i;

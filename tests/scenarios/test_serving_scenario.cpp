@@ -166,6 +166,14 @@ TEST_CASE("a serving plan: SLO attainment, the highest rate within it, the cheap
   CHECK(cheapest_serving(rows) == 2u);
   rows[0].meets = rows[2].meets = false;
   CHECK_FALSE(cheapest_serving(rows).has_value());
+  // The same system at the same load: the one serving more tokens, whatever its price per output token.
+  std::vector<ServingPlanRow> same(2);
+  for (ServingPlanRow& r : same) r.meets = true, r.usd_per_hour = 30, r.attainment = 1;
+  same[0].total_tokens_per_s = 1000, same[0].usd_per_m_output = 5;
+  same[1].total_tokens_per_s = 1100, same[1].usd_per_m_output = 6;
+  CHECK(cheapest_serving(same) == 1u);
+  same[1].total_tokens_per_s = 1000, same[0].attainment = 0.95;
+  CHECK(cheapest_serving(same) == 1u);
 }
 
 TEST_CASE("a disaggregated serving scenario: its pools, its KV transfers, written back, and its errors", "[serving]") {
