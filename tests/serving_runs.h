@@ -28,4 +28,10 @@ inline std::vector<Request> poisson_requests(double rate, uint32_t count, Length
   return generate_requests(stream, seed);
 }
 
+inline uint64_t output_tokens(const std::vector<Request>& requests) {
+  uint64_t n = 0;
+  for (const Request& r : requests) n += r.output;
+  return n;
+}
+
 }  // namespace weft::test

@@ -136,8 +136,7 @@ TEST_CASE("disaggregated: a decode pool short of KV blocks preempts and still fi
   const Topology topology = build_cluster(cluster);
   const std::vector<Request> requests = poisson_requests(60, 300, {LengthKind::lognormal, 2000, 800, 100, 6000},
                                                          {LengthKind::lognormal, 400, 200, 2, 1500}, 7);
-  uint64_t outputs = 0;
-  for (const Request& r : requests) outputs += r.output;
+  const uint64_t outputs = weft::test::output_tokens(requests);
   for (KvTransferMode mode : {KvTransferMode::after_prefill, KvTransferMode::layerwise}) {
     ServingSpec spec = disaggregated(mode);
     spec.disaggregated = {

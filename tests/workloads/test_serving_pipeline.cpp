@@ -88,8 +88,7 @@ TEST_CASE("a loaded pipeline keeps batches in flight on every stage and finishes
   const Topology topology = build_cluster(cluster);
   const std::vector<Request> requests = poisson_requests(30, 300, {LengthKind::lognormal, 1000, 500, 1, 4000},
                                                          {LengthKind::lognormal, 200, 100, 1, 800}, 5);
-  uint64_t outputs = 0;
-  for (const Request& r : requests) outputs += r.output;
+  const uint64_t outputs = weft::test::output_tokens(requests);
   ServingSpec spec = pipelined("llama-3-70b", 2, 4);
   spec.limits.cuda_graphs = false;  // batches unpadded: the activations' bytes follow the tokens exactly
   const ServingOutcome o = serve(topology, cluster, spec, requests);
@@ -115,8 +114,7 @@ TEST_CASE("a pipelined replica short of KV blocks preempts only sequences not in
   const Topology topology = build_cluster(cluster);
   const std::vector<Request> requests = poisson_requests(40, 200, {LengthKind::lognormal, 2000, 800, 100, 6000},
                                                          {LengthKind::lognormal, 400, 200, 2, 1500}, 7);
-  uint64_t outputs = 0;
-  for (const Request& r : requests) outputs += r.output;
+  const uint64_t outputs = weft::test::output_tokens(requests);
   ServingSpec spec = pipelined("llama-3-8b", 1, 2);
   spec.limits.gpu_memory_utilization = 0.2;
   const ServingOutcome o = serve(topology, cluster, spec, requests);

@@ -61,10 +61,9 @@ void KvTransport::send(uint32_t p, uint32_t d, uint32_t tokens, double share, Ti
       if (produced_over > Time()) {
         t.max_rate = static_cast<uint64_t>(std::ceil(bytes * 8 / produced_over.seconds()));
       }
-      pending_.add(group);
       ++transfers_;
       bytes_ += bytes;
-      fabric_.start(t, [this, group] { pending_.arrived(group); });
+      pending_.send(fabric_, group, t);
     }
   }
   pending_.seal(group);

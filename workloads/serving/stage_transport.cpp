@@ -29,10 +29,9 @@ void StageTransport::send(uint32_t r, uint32_t stage, uint32_t tokens, std::func
     t.dst = topology_.gpus()[gpus[(stage + 1) * tp_ + k]];
     t.bytes = Bytes(static_cast<uint64_t>(std::ceil(bytes)));
     t.entropy = next_entropy_++;
-    pending_.add(group);
     ++transfers_;
     bytes_ += bytes;
-    fabric_.start(t, [this, group] { pending_.arrived(group); });
+    pending_.send(fabric_, group, t);
   }
   pending_.seal(group);
 }

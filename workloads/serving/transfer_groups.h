@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/fabric.h"
+
 namespace weft {
 
 class TransferGroups {
@@ -25,7 +27,11 @@ class TransferGroups {
     groups_[g] = {1, std::move(done)};
     return g;
   }
-  void add(uint32_t g) { ++groups_[g].left; }
+  // Starts `t` on `fabric` as one of g's transfers.
+  void send(Fabric& fabric, uint32_t g, const Transfer& t) {
+    ++groups_[g].left;
+    fabric.start(t, [this, g] { arrived(g); });
+  }
   // One of g's transfers arrived; the last runs the callback (after freeing the slot, so that the
   // callback may open groups of its own).
   void arrived(uint32_t g) {
