@@ -28,6 +28,11 @@ class ScheduleExecutor {
   // per (sender, entropy) and hashes it for ECMP, so two collectives running at once (two NCCL
   // communicators, each with its own connections) need different bases.
   void set_entropy_base(uint64_t base) { entropy_base_ = base; }
+  // Nothing else runs on this fabric (simulate(), an isolated collective): streams of ranks that are
+  // images of one another may run as one (collectives/rank_images.h).
+  void allow_rank_images() { rank_images_ = true; }
+  // How many ranks each stream the executor ran stood for (1 unless rank images ran as one).
+  uint32_t images() const { return images_; }
   // Issues the first steps now; `on_complete` runs when the last step is done.
   void start(OnComplete on_complete = {});
 
@@ -38,6 +43,7 @@ class ScheduleExecutor {
 
  private:
   void form_classes();
+  bool form_image_classes();
   bool alike(uint32_t a, uint32_t b);
   void pump(uint32_t c);
   void issue(uint32_t c, const StepRun& run, uint64_t index);
@@ -51,6 +57,8 @@ class ScheduleExecutor {
   Recorder& recorder_;
   OnComplete on_complete_;
   uint64_t entropy_base_ = 0;
+  bool rank_images_ = false;
+  uint32_t images_ = 1;
 
   // One per Schedule::groups entry, the ranks already mapped to nodes: a group step only sets the
   // bytes, entropy and tag (the fabric does not keep the struct), so it allocates nothing.

@@ -12,6 +12,7 @@ SimulationResult simulate(const Schedule& schedule, const Topology& topology, co
   sim.recorder().add_sink(totals);
   for (RecorderSink* sink : options.sinks) sim.recorder().add_sink(*sink);
   ScheduleExecutor executor(sim.engine(), sim.fabric(), schedule, topology.gpus(), sim.recorder());
+  executor.allow_rank_images();  // it runs alone
   executor.start();
   sim.run();
   WEFT_ASSERT(executor.done());

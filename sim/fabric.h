@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -84,6 +85,13 @@ class Fabric {
   // links' rates and latencies, never their ids): no state per node or per packet.
   // Then a run and its image under the topology's symmetry take the same time (isolation_key).
   virtual bool path_determined() const { return false; }
+  // Rank images (issue 19): each orbit lists the same transfer of m ranks that are images of one
+  // another (rank r, r + d, r + 2d, ... of a schedule that looks alike from each). A fabric that
+  // returns true has checked that it moves each transfer of an orbit as the image of the one before
+  // (a link bijection of equal links) and from then on moves every transfer on the quotient: a
+  // transfer of `copies` c stands for c / m copies at each of the m images of its sender. Only for a
+  // fabric that nothing else uses (one collective alone); false (the default) changes nothing.
+  virtual bool enter_quotient(std::span<const std::vector<Transfer>> /*orbits*/) { return false; }
   virtual FabricStats stats() const = 0;
   // Links that carried traffic, for per-link summaries; empty for models without per-link state.
   virtual std::vector<LinkStats> link_stats() const { return {}; }

@@ -55,6 +55,13 @@ bool FlowFabric::interchangeable(const GroupTransfer& group, uint64_t a, uint64_
   return stripes_used(smallest.count(), n) == n || a % n == b % n;
 }
 
+bool FlowFabric::enter_quotient(std::span<const std::vector<Transfer>> orbits) {
+  if (recorder_.wants(Hook::link_bytes) || quotient_.active() || !flows_.empty()) return false;
+  if (!quotient_.build(router_, orbits)) return false;
+  for (LinkId l = 0; l < links_.size(); ++l) links_[l].capacity *= quotient_.orbit_size(l);
+  return true;
+}
+
 TransferId FlowFabric::start(const Transfer& transfer, OnTransferDone on_done) {
   return joins_.start(router_, transfer, std::move(on_done), starter());
 }
@@ -65,7 +72,8 @@ TransferId FlowFabric::start_group(const GroupTransfer& group, OnTransferDone on
   return joins_.start_group(groups_.stripes(group), group, std::move(on_done), starter());
 }
 
-TransferId FlowFabric::start_on(const Path& path, const Transfer& transfer, OnTransferDone on_done) {
+TransferId FlowFabric::start_on(const Path& routed, const Transfer& transfer, OnTransferDone on_done) {
+  const Path& path = quotient_.active() ? quotient_.canonical_path(routed) : routed;
   uint32_t f = allocate_flow();
   Flow& flow = flows_[f];
   flow.path = &path;
@@ -305,13 +313,20 @@ void FlowFabric::arrived(uint32_t f) {
 std::vector<LinkStats> FlowFabric::link_stats() const {
   const Topology& topo = router_.topology();
   std::vector<LinkStats> out;
-  for (LinkId l = 0; l < link_bytes_.size(); ++l) {
-    if (link_bytes_[l] == 0) continue;
+  std::vector<uint64_t> bytes = link_bytes_;
+  if (quotient_.active()) {  // a representative carried its whole orbit's bytes: share them out
+    for (LinkId l = 0; l < bytes.size(); ++l) {
+      if (quotient_.orbit(l).empty() || link_bytes_[l] == 0) continue;
+      for (LinkId member : quotient_.orbit(l)) bytes[member] = link_bytes_[l] / quotient_.orbit_size(l);
+    }
+  }
+  for (LinkId l = 0; l < bytes.size(); ++l) {
+    if (bytes[l] == 0) continue;
     const LinkProps& link = topo.link(l);
     LinkStats stats;
     stats.link = l;
-    stats.packets = static_cast<uint64_t>(ceil_div(link_bytes_[l], std::max<uint64_t>(1, link.mtu)));
-    stats.wire = Bytes(link_bytes_[l] + stats.packets * link.header_bytes);
+    stats.packets = static_cast<uint64_t>(ceil_div(bytes[l], std::max<uint64_t>(1, link.mtu)));
+    stats.wire = Bytes(bytes[l] + stats.packets * link.header_bytes);
     out.push_back(stats);
   }
   return out;

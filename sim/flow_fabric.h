@@ -19,6 +19,7 @@
 #include "sim/batch_calendar.h"
 #include "sim/fabric.h"
 #include "sim/group_paths.h"
+#include "sim/link_quotient.h"
 #include "sim/maxmin.h"
 #include "sim/queue_pair.h"
 #include "sim/stripes.h"
@@ -45,6 +46,10 @@ class FlowFabric final : public Fabric {
   bool interchangeable(NodeIndex src, NodeIndex dst, uint64_t a, uint64_t b, Bytes smallest) override;
   bool interchangeable(const GroupTransfer& group, uint64_t a, uint64_t b, Bytes smallest) override;
   bool path_determined() const override { return true; }
+  // Rank images: checks the orbits' routes (LinkQuotient); then each link that stands for an orbit
+  // has the orbit's capacity and every transfer runs on its path's representatives. Not while the
+  // Recorder listens for link bytes (it would see the representatives only).
+  bool enter_quotient(std::span<const std::vector<Transfer>> orbits) override;
   FabricStats stats() const override { return stats_; }
   // Payload each link carried (a group stripe counts once per link of its union, as the switch
   // reduces and replicates), with the headers its MTU adds: packets = payload / MTU, rounded up.
@@ -145,6 +150,7 @@ class FlowFabric final : public Fabric {
   FabricStats stats_;
   GroupPaths groups_{router_};
   PartJoin joins_;  // of striped transfers and groups' stripes
+  LinkQuotient quotient_;
 };
 
 }  // namespace weft

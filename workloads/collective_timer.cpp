@@ -33,6 +33,7 @@ Time IsolatedTimer::simulate(const CollectivePlan& plan, std::span<const NodeInd
   ++simulated_;
   std::unique_ptr<Simulation> side = main_.isolated();
   ScheduleExecutor executor(side->engine(), side->fabric(), plan.schedule, rank_nodes, side->recorder());
+  executor.allow_rank_images();  // it runs alone
   executor.start();
   side->run();
   return executor.end_time() - executor.start_time();
