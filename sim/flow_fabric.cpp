@@ -73,7 +73,7 @@ TransferId FlowFabric::start_group(const GroupTransfer& group, OnTransferDone on
 }
 
 TransferId FlowFabric::start_on(const Path& routed, const Transfer& transfer, OnTransferDone on_done) {
-  const Path& path = quotient_.active() ? quotient_.canonical_path(routed) : routed;
+  const Path& path = quotient_.active() ? quotient_.canonical_path(routed, router_) : routed;
   uint32_t f = allocate_flow();
   Flow& flow = flows_[f];
   flow.path = &path;
@@ -109,7 +109,8 @@ TransferId FlowFabric::start_on(const Path& routed, const Transfer& transfer, On
 void FlowFabric::join_links(uint32_t f) {
   Flow& flow = flows_[f];
   int64_t now = engine_.now().ps();
-  Joined& joined = joined_[flow.path];
+  if (flow.path->id >= joined_.size()) joined_.resize(std::max<size_t>(flow.path->id + 1, 2 * joined_.size()));
+  Joined& joined = joined_[flow.path->id];
   if (joined.at == now) {
     Flow& head = flows_[joined.flow];
     if (head.path == flow.path && head.transfer.bytes == flow.transfer.bytes &&

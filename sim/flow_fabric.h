@@ -136,8 +136,8 @@ class FlowFabric final : public Fabric {
   std::vector<uint32_t> flow_link_count_;
   std::vector<LinkId> flow_link_copies_;
   std::vector<uint32_t> free_flows_;
-  std::unordered_map<QueuePairKey, QueuePair, QueuePairKeyHash> queue_pairs_;
-  std::unordered_map<const Path*, Joined> joined_;
+  QueuePairTable<QueuePair> queue_pairs_;
+  std::vector<Joined> joined_;  // by Path::id (paths without one share slot 0: join_links checks the path)
   std::vector<LinkId> dirty_;
   bool recompute_pending_ = false;
   uint32_t epoch_ = 0;

@@ -196,7 +196,7 @@ const Path& GroupPaths::union_path(const GroupTransfer& group, NodeIndex via) {
     out = std::max(out, p->latency);
     add(*p);
   }
-  Path path{std::move(links), in + out, Bandwidth::bps(UINT64_MAX)};
+  Path path{std::move(links), in + out, Bandwidth::bps(UINT64_MAX), router_.new_path_id()};
   const Topology& t = router_.topology();
   for (LinkId l : path.links) path.bottleneck = std::min(path.bottleneck, t.link(l).goodput());
   paths_.push_back(std::move(path));
@@ -262,7 +262,7 @@ const Path& GroupPaths::network_union_path(const GroupTransfer& group, NodeIndex
   const std::vector<uint32_t> hops = switch_hops(t, via);
   for (NodeIndex s : group.srcs) add(network_leg(s, via, hops, group.entropy, true), in);
   for (NodeIndex d : group.dsts) add(network_leg(d, via, hops, group.entropy, false), out);
-  Path path{std::move(links), in + out, Bandwidth::bps(UINT64_MAX)};
+  Path path{std::move(links), in + out, Bandwidth::bps(UINT64_MAX), router_.new_path_id()};
   for (LinkId l : path.links) path.bottleneck = std::min(path.bottleneck, t.link(l).goodput());
   paths_.push_back(std::move(path));
   return paths_.back();

@@ -99,10 +99,11 @@ std::span<const LinkId> LinkQuotient::orbit(LinkId l) const {
   return {members_.data() + orbit_begin_[l], orbit_size_[l]};
 }
 
-const Path& LinkQuotient::canonical_path(const Path& path) {
+const Path& LinkQuotient::canonical_path(const Path& path, Router& router) {
   auto [it, fresh] = by_original_.try_emplace(&path, nullptr);
   if (fresh) {
     Path& image = paths_.emplace_back(path);
+    image.id = router.new_path_id();
     for (LinkId& l : image.links) {
       if (canonical_[l] == kNone) throw ModelError("rank images: a transfer outside every orbit in a quotient run");
       l = canonical_[l];

@@ -34,7 +34,7 @@ class LinkQuotient {
   // The links of canonical link l's orbit.
   std::span<const LinkId> orbit(LinkId l) const;
   // `path` with each link replaced by its orbit's representative (same latency and bottleneck).
-  const Path& canonical_path(const Path& path);
+  const Path& canonical_path(const Path& path, Router& router);
 
  private:
   static constexpr LinkId kNone = UINT32_MAX;

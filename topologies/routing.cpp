@@ -292,8 +292,8 @@ uint64_t Router::count_local(NodeIndex src, NodeIndex dst) {
 
 // ---------------------------------------------------------------------------------------------
 
-Path Router::make_path(std::vector<LinkId> links) const {
-  Path p{std::move(links), Time(), Bandwidth::bps(UINT64_MAX)};
+Path Router::make_path(std::vector<LinkId> links) {
+  Path p{std::move(links), Time(), Bandwidth::bps(UINT64_MAX), new_path_id()};
   for (LinkId l : p.links) {
     const LinkProps& props = topology_.link(l);
     p.latency += props.latency;

@@ -24,6 +24,8 @@ struct Path {
   std::vector<LinkId> links;  // in order from src to dst
   Time latency;               // sum of the links' latencies
   Bandwidth bottleneck;       // smallest link goodput on the path
+  // Dense per Router (Router::new_path_id), so a fabric can keep state per path in a vector; 0: none.
+  uint32_t id = 0;
 };
 
 using PathSet = std::vector<Path>;
@@ -78,6 +80,8 @@ class Router {
 
   // Distinct paths handed out so far (a measure of the cache's memory).
   size_t cached_paths() const { return interned_.size(); }
+  // A fresh Path::id, for paths built outside the Router (group unions, quotient images).
+  uint32_t new_path_id() { return next_path_id_++; }
 
   const Topology& topology() const { return topology_; }
   const RouterOptions& options() const { return options_; }
@@ -110,7 +114,7 @@ class Router {
   NodeIndex egress_gpu(NodeIndex src, NodeIndex dst) const;
   NodeIndex matching_nic(NodeIndex dst, NodeIndex src_nic) const;
 
-  Path make_path(std::vector<LinkId> links) const;
+  Path make_path(std::vector<LinkId> links);
   const Path& intern(std::vector<LinkId> links);
 
   const Topology& topology_;
@@ -138,6 +142,7 @@ class Router {
     size_t operator()(const std::vector<LinkId>& links) const;
   };
   std::unordered_map<std::vector<LinkId>, std::unique_ptr<Path>, LinksHash> interned_;
+  uint32_t next_path_id_ = 1;
   // BFS scratch, reused between pairs: distance to dst is valid where stamp == epoch.
   std::vector<uint32_t> distance_;
   std::vector<uint32_t> stamp_;
