@@ -31,8 +31,16 @@ TOLERANCE = {"packet": 0.05, "simgrid": 0.01}
 TIMEOUT_S = 120  # per run: a hang, or a run this slow, fails the suite
 MIB = 1 << 20
 
-# (preset, fabric, algorithm/protocol prefix) -> the mechanism that makes the difference real.
-KNOWN = {}
+# (preset, fabric, algorithm/protocol) -> the mechanism that makes the difference real.
+CREDIT_HOL = ("credit-loop head-of-line blocking: packets queued at a shared CPU or PCIe-switch port hold the "
+              "credits of the link they came in on (one pool per input link, as PCIe's flow control keeps), "
+              "stalling the other flows on that link; flow has no input buffers. Traced 2026-12-04: with 16x "
+              "the credits the packet fabric is within 3 % of flow on each of these")
+KNOWN = {
+    ("pcie-4090x8", "packet", "Tree/LL"): CREDIT_HOL,
+    ("pcie-3090x8-nvlink", "packet", "Tree/LL"): CREDIT_HOL,
+    ("pcie-3090x8-nvlink", "packet", "Ring/LL"): CREDIT_HOL,
+}
 
 # (preset, fabric) the short form does not run, with why; the full form runs them.
 TOO_SLOW_FOR_CI = {}
@@ -111,7 +119,7 @@ def check_case(weft, case, full):
             if abs(diff) > tol:
                 label = "/".join(pair) if pair else "p2p"
                 why = next((v for k, v in KNOWN.items()
-                            if k[0] in (preset, "*") and k[1] == fabric and label.startswith(k[2])), None)
+                            if k[0] in (preset, "*") and k[1] == fabric and label == k[2]), None)
                 verdicts.append((fabric, diff, why))
         if times["analytic"] is not None and times["analytic"] > flow * (1 + 1e-6):
             verdicts.append(("analytic", times["analytic"] / flow - 1, None))
