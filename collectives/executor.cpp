@@ -60,9 +60,9 @@ bool ScheduleExecutor::alike(uint32_t a, uint32_t b) {
 }
 
 // The smallest shift of ranks under which the schedule is invariant and the fabric moves the
-// transfers as images (it then runs on the quotient of its links).
+// transfers as images (it then runs on the quotient of its links). Only on a fabric that runs copies.
 bool ScheduleExecutor::form_image_classes() {
-  if (!rank_images_ || !fabric_.runs_copies() || !schedule_.groups.empty()) return false;
+  if (!rank_images_ || !schedule_.groups.empty()) return false;
   for (uint32_t d = 1; d < schedule_.ranks; ++d) {
     std::optional<RankShift> shift = rank_shift(schedule_, d);
     if (!shift || !fabric_.enter_quotient(transfer_orbits(schedule_, *shift, rank_nodes_, entropy_base_))) continue;
@@ -75,11 +75,11 @@ bool ScheduleExecutor::form_image_classes() {
 
 void ScheduleExecutor::form_classes() {
   const auto n = static_cast<uint32_t>(schedule_.streams.size());
-  if (!form_image_classes() && fabric_.runs_copies()) {
-    classes_ = stream_classes(schedule_, [this](uint32_t a, uint32_t b) { return alike(a, b); });
-  } else if (!fabric_.runs_copies()) {
+  if (!fabric_.runs_copies()) {
     classes_ = {std::vector<uint32_t>(n), std::vector<uint32_t>(n), std::vector<uint32_t>(n, 1)};
     for (uint32_t s = 0; s < n; ++s) classes_.class_of[s] = classes_.lead[s] = s;
+  } else if (!form_image_classes()) {
+    classes_ = stream_classes(schedule_, [this](uint32_t a, uint32_t b) { return alike(a, b); });
   }
   const size_t k = classes_.lead.size();
   cursors_.assign(k, StreamCursor());

@@ -100,17 +100,19 @@ std::span<const LinkId> LinkQuotient::orbit(LinkId l) const {
 }
 
 const Path& LinkQuotient::canonical_path(const Path& path, Router& router) {
-  auto [it, fresh] = by_original_.try_emplace(&path, nullptr);
-  if (fresh) {
+  if (path.id == 0) throw ModelError("rank images: a path the Router did not number in a quotient run");
+  if (path.id >= by_original_.size()) by_original_.resize(std::max<size_t>(path.id + 1, 2 * by_original_.size()));
+  const Path*& known = by_original_[path.id];
+  if (known == nullptr) {
     Path& image = paths_.emplace_back(path);
     image.id = router.new_path_id();
     for (LinkId& l : image.links) {
       if (canonical_[l] == kNone) throw ModelError("rank images: a transfer outside every orbit in a quotient run");
       l = canonical_[l];
     }
-    it->second = &image;
+    known = &image;
   }
-  return *it->second;
+  return *known;
 }
 
 }  // namespace weft

@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <deque>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/fabric.h"
@@ -48,8 +47,8 @@ class LinkQuotient {
   std::vector<uint32_t> orbit_begin_;  // per canonical link: where its orbit starts in members_
   std::vector<uint32_t> orbit_size_;   // per canonical link: its orbit's links (0: not canonical)
   std::vector<LinkId> members_;
-  std::deque<Path> paths_;  // stable addresses
-  std::unordered_map<const Path*, const Path*> by_original_;
+  std::deque<Path> paths_;                // stable addresses
+  std::vector<const Path*> by_original_;  // by the original's Path::id
 };
 
 }  // namespace weft

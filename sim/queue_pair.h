@@ -25,10 +25,6 @@ struct QueuePairKeyHash {
   }
 };
 
-}  // namespace weft
-
-namespace weft {
-
 // Per-queue-pair state of a fabric, found by open addressing: a fabric looks one up for every
 // transfer it starts, and a node-based map's lookups missed the cache on every call at scale (perf:
 // a quarter of a 256-GPU shared-fabric replay). Values never move (a deque), so pointers to them

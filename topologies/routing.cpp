@@ -145,7 +145,7 @@ const Router::LocalRoutes& Router::local_routes(NodeIndex src, NodeIndex dst) {
 }
 
 PathSet Router::compute_local(NodeIndex src, NodeIndex dst) {
-  if (src == dst) return {Path{{}, Time(), Bandwidth::bps(UINT64_MAX)}};
+  if (src == dst) return {make_path({})};
   const NodeProps& s = topology_.node(src);
   const NodeProps& d = topology_.node(dst);
   bool same_host = s.host >= 0 && s.host == d.host;

@@ -24,7 +24,8 @@ struct Path {
   std::vector<LinkId> links;  // in order from src to dst
   Time latency;               // sum of the links' latencies
   Bandwidth bottleneck;       // smallest link goodput on the path
-  // Dense per Router (Router::new_path_id), so a fabric can keep state per path in a vector; 0: none.
+  // Dense per Router (every path it gives has one; Router::new_path_id for paths built from them),
+  // so a fabric can keep state per path in a vector. 0: none (a path built elsewhere).
   uint32_t id = 0;
 };
 
