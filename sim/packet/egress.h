@@ -62,6 +62,8 @@ class Egress {
     return true;
   }
   void transmit(LinkId link, uint32_t p);
+  uint32_t forward_after(NodeKind kind, const EgressPort& into) const;
+  Time arrival(const EgressPort& port, const Packet& pkt, Time serialised) const;
   void mark_ecn(EgressPort& port, Packet& pkt);
   void arrive(uint32_t p);
   void leave_node(const Packet& pkt, NodeIndex node);

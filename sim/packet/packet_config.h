@@ -83,6 +83,10 @@ struct SwitchConfig {
   Bytes buffer{32'000'000};  // shared buffer per switch (Tomahawk/Spectrum class: tens of MB)
   Scheduler scheduler = Scheduler::strict;
   std::array<uint32_t, kPriorities> dwrr_quantum{};  // bytes per round; 0 = one MTU
+  // InfiniBand and datacenter Ethernet switches (NVIDIA Quantum, Spectrum; Broadcom Tomahawk)
+  // forward cut-through: a packet goes on once its header is in. false: store-and-forward, as
+  // ns-3's switches do.
+  bool cut_through = true;
 };
 
 struct PacketConfig {

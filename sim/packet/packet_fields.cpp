@@ -48,6 +48,8 @@ constexpr std::array kFields = {
     field<P, &P::dctcp, &DctcpConfig::k_at_10g>("dctcp.k_at_10g", "bytes", "marking threshold (at 10 Gb/s)"),
     field<P, &P::switches, &SwitchConfig::buffer>("switch.buffer", "bytes", "shared buffer per switch"),
     named<P, &kSchedulers, &P::switches, &SwitchConfig::scheduler>("switch.scheduler", "strict | dwrr"),
+    field<P, &P::switches, &SwitchConfig::cut_through>("switch.cut_through", "",
+                                                       "forward once the header is in (false: whole packets)"),
     named<P, &kTransports, &P::transport>("transport", "rdma | dctcp"),
     field<P, &P::control_priority>("control_priority", "", "priority of CNPs and ACKs"),
     field<P, &P::deadlock_timeout>("deadlock_timeout", "time", "no progress this long: report a deadlock"),
