@@ -310,6 +310,8 @@ double tree_correction(const NcclVersion& v, const TunerInput& in, Algorithm a, 
 
 }  // namespace
 
+double nvls_efficiency(const NcclVersion& v, GpuArch arch) { return v.nvls_efficiency[arch_row(v, arch)]; }
+
 std::span<const Algorithm> all_algorithms() { return kAllAlgorithms; }
 std::span<const Protocol> all_protocols() { return kAllProtocols; }
 std::string_view to_string(Algorithm a) { return kAlgorithmNames[idx(a)]; }

@@ -110,6 +110,10 @@ struct NcclEstimate {
 // LL, Tree for all-gather, ...) still get the formula's numbers; tuner.h says what is enabled.
 NcclEstimate nccl_estimate(const NcclVersion& v, const TunerInput& in, Algorithm a, Protocol p, uint32_t channels);
 
+// nvlsEfficiency (§3): the share of the NVLink bandwidth NVLS's multimem operations reach, by GPU
+// architecture (0 before Hopper).
+double nvls_efficiency(const NcclVersion& v, GpuArch arch);
+
 // The largest per-channel speed NCCL's search tries (§5, search.cc speed arrays), GB/s.
 double max_channel_speed_intra(GpuArch arch);
 double max_channel_speed_inter(GpuArch arch);

@@ -121,6 +121,18 @@ void scale_for_protocol(Schedule& s, Protocol p) {
   }
 }
 
+// NVLS's in-switch steps reach nvlsEfficiency of the NVLink bandwidth (NCCL's model, §3: 0.85 on
+// Hopper, 0.74 on Blackwell): their bytes cost 1/efficiency on the links, as a protocol's flags do.
+void scale_for_nvls(Schedule& s, double efficiency) {
+  if (efficiency <= 0 || efficiency >= 1) return;
+  for (Stream& stream : s.streams) {
+    for (StepRun& run : stream.runs) {
+      if (run.kind != StepKind::group) continue;
+      run.bytes = Bytes(static_cast<uint64_t>(std::ceil(static_cast<double>(run.bytes.count()) / efficiency)));
+    }
+  }
+}
+
 TreeOptions tree_build_options(Bytes size, const TunerInput& in, uint32_t channels, Protocol p) {
   TreeOptions o;
   o.channels = std::max<uint32_t>(2, channels + channels % 2);
@@ -266,6 +278,9 @@ CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topo
     apply_ring_orders(plan.schedule, topology, plan.input, layout.gpu_of_position);
   }
   scale_for_protocol(plan.schedule, run.protocol);
+  if (run.algorithm == Algorithm::nvls || run.algorithm == Algorithm::nvls_tree) {
+    scale_for_nvls(plan.schedule, nvls_efficiency(nccl_version(plan.input.version), plan.input.arch));
+  }
   // NCCL's latency term for the whole operation (§2: base latency plus the hardware latency of its
   // steps), charged once before the first step. NCCL's per-step term already covers the wire, which
   // the simulated links add again; for a ring the part the links give back is taken out.

@@ -41,8 +41,9 @@ Transfer group_part(const GroupTransfer& group, size_t paths, size_t i) {
   const size_t used = stripes_used(group.bytes.count(), paths);
   const uint64_t each = group.bytes.count() / used;
   const uint64_t bytes = i + 1 == used ? group.bytes.count() - each * i : each;
-  // Stripe queue pairs are apart from unicast ones (whose entropy is a small stream index).
-  const uint64_t qp = (1ULL << 63) | (group.entropy << 8) | stripe_path(group.entropy, paths, used, i);
+  // Stripe queue pairs are apart from unicast ones (whose entropy is a small stream index), and a
+  // multicast from a rank apart from the reductions it takes part in (group_queue_pair).
+  const uint64_t qp = group_queue_pair(group, stripe_path(group.entropy, paths, used, i));
   Transfer t{group.srcs.front(), group.dsts.front(), Bytes(bytes), 0, qp, group.tag};
   t.max_rate = group.max_rate / used;  // the sender's limit covers all its stripes
   t.copies = group.copies;

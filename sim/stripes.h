@@ -32,6 +32,17 @@ inline size_t stripe_path(uint64_t entropy, size_t paths, size_t used, size_t i)
 // Part i (of stripes_used) of `transfer` over `stripes` (the last part takes what rounding left).
 Transfer stripe_part(const PathSet& stripes, const Transfer& transfer, size_t i);
 
+// The queue pair of a group's stripe through switch `stripe` (one per source in the packet fabric):
+// apart from unicast ones (bit 63; their entropy is a small stream index), and a multicast from one
+// rank (bit 62) apart from the reductions that rank takes part in with the same entropy. NCCL's NVLS
+// kernel multicasts each element as soon as it is reduced (all_reduce.h: one primitive,
+// directRecvDirectSend, reduces and broadcasts), so a stream's multicast must not queue behind its
+// reduction.
+inline uint64_t group_queue_pair(const GroupTransfer& group, uint64_t stripe) {
+  const uint64_t multicast = group.srcs.size() == 1 && group.dsts.size() > 1 ? 1ULL << 62 : 0;
+  return (1ULL << 63) | multicast | (group.entropy << 8) | stripe;
+}
+
 // Part i (of stripes_used) of `group` over `paths` reducing switches, as one transfer over the union
 // of its links there: equal bytes, the sender's limit shared by all its stripes.
 Transfer group_part(const GroupTransfer& group, size_t paths, size_t i);

@@ -39,7 +39,7 @@ TransferId GroupStripes::start(const GroupTransfer& group, OnTransferDone on_don
     stripes_.push_back({switches[k], static_cast<uint32_t>(group.srcs.size()), {}, {}, g});
     uint32_t up_flow = 0;
     for (NodeIndex src : group.srcs) {  // each source's share to the switch, in its own queue pair
-      Transfer up{src, switches[k], bytes, 0, (1ULL << 63) | (group.entropy << 8) | k, group.tag};
+      Transfer up{src, switches[k], bytes, 0, group_queue_pair(group, k), group.tag};
       up.max_rate = group.max_rate / used;
       up_flow = sender_.start(router_.route(src, switches[k], up.entropy), up, [] {});
       Flow& flow = flows_[up_flow];
