@@ -39,7 +39,9 @@ EgressPort& Egress::set_up(LinkId l, Control control) {
   p.header = link.header_bytes;
   p.control = control;
   p.from_switch = topology_.node(p.from).kind == NodeKind::network_switch;
-  p.forward_after = forward_after(topology_.node(p.to).kind, p);
+  const uint32_t head = forward_after(topology_.node(p.to).kind, p);
+  p.cut_through = head > 0;
+  p.head = transmit_time(Bytes(head), Bandwidth::bps(p.rate));
   if (p.rate == 0) throw ConfigError(fmt::format("packet fabric: link {} has rate 0", l));
   if ((link.kind == LinkKind::ethernet || link.kind == LinkKind::infiniband) && (link.mtu < 256 || link.mtu > 4096)) {
     throw ConfigError(fmt::format("packet fabric: link {} ({}) has MTU {} B; RDMA over {} carries 256 to 4096 B", l,
@@ -156,7 +158,7 @@ void Egress::transmit(LinkId link, uint32_t p) {
   engine_.schedule_at(arrival(port, pkt, serialised), [this, p] { arrive(p); });
 }
 
-// How much of a packet a node takes in before it passes the packet on (see EgressPort). A network
+// How much of a packet a node takes in before it passes the packet on (0: all of it). A network
 // switch that forwards cut-through routes on the header. PCIe switches, root complexes, NVSwitches
 // and NICs move link-level packets (TLPs of MPS bytes, NVLink flits), so a 4 KiB RDMA packet
 // streams through them one link packet at a time; a NIC takes a packet from the wire whole (the
@@ -167,15 +169,14 @@ uint32_t Egress::forward_after(NodeKind kind, const EgressPort& into) const {
   return into.mtu + into.header;
 }
 
-// When the far end takes the packet: once its first forward_after bytes are in, if the packet goes
+// When the far end takes the packet: once its head is in (EgressPort::head), if the packet goes
 // on over a link no faster than this one (a faster output would run out of bytes to send); else,
 // and at the last hop, once its last byte is in.
 Time Egress::arrival(const EgressPort& port, const Packet& pkt, Time serialised) const {
   const Time tail = serialised + port.latency;
-  if (port.forward_after == 0 || pkt.hop + 1u >= pkt.path->links.size()) return tail;
+  if (!port.cut_through || pkt.hop + 1u >= pkt.path->links.size()) return tail;
   if (ports_[pkt.path->links[pkt.hop + 1]].rate > port.rate) return tail;
-  const Time head = engine_.now() + transmit_time(Bytes(port.forward_after), Bandwidth::bps(port.rate)) + port.latency;
-  return std::min(tail, head);
+  return std::min(tail, engine_.now() + port.head + port.latency);
 }
 
 // RED at dequeue, on the bytes left behind in the packet's queue.

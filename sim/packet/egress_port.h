@@ -26,8 +26,9 @@ struct EgressPort {
   uint32_t mtu = 0;
   uint16_t header = 0;
   Control control = Control::credit;
-  bool from_switch = false;    // leaves a network switch: ECN marks here
-  uint32_t forward_after = 0;  // wire bytes the far end takes in before it forwards a packet; 0 = all
+  bool from_switch = false;  // leaves a network switch: ECN marks here
+  bool cut_through = false;  // the far end forwards a packet once `head` of it is in
+  Time head;                 // serialisation of the bytes the far end takes in before it forwards
   bool busy = false;
   bool wake_pending = false;  // a wake-up (pause expiry, pacing) is scheduled
   Time wake_at;
