@@ -13,13 +13,13 @@
 
 namespace weft::testing {
 
-inline LinkSpec roce_link(int gbps, uint32_t mtu, Time latency) {
+inline LinkSpec roce(int gbps, uint32_t mtu, Time latency) {
   LinkSpec link = catalogue::ethernet_link(gbps, mtu);
   link.latency = latency;
   return link;
 }
 
-inline LinkSpec ib_ndr_link(Time latency) {
+inline LinkSpec ib_ndr(Time latency) {
   LinkSpec link = catalogue::infiniband_link("ndr");
   link.latency = latency;
   return link;

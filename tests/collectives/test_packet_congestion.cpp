@@ -11,18 +11,7 @@
 #include "topologies/catalogue/links.h"
 
 using namespace weft;
-using testing::Flow;
-using testing::incast;
-using testing::Run;
-using testing::run_flows;
-using testing::seconds;
-
-namespace {
-
-LinkSpec roce(int gbps, uint32_t mtu, Time latency) { return testing::roce_link(gbps, mtu, latency); }
-LinkSpec ib_ndr(Time latency) { return testing::ib_ndr_link(latency); }
-
-}  // namespace
+using namespace weft::testing;  // packet_runs.h: links, flows, incast
 
 TEST_CASE("packet: 16-to-1 incast with PFC is lossless; without PFC it drops and retransmits", "[packet][validation]") {
   Topology t = single_switch(17, roce(100, 4096, Time::us(1)));

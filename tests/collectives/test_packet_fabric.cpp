@@ -18,19 +18,7 @@
 #include "topologies/clusters.h"
 
 using namespace weft;
-
-using testing::Flow;
-using testing::incast;
-using testing::Run;
-using testing::run_flows;
-using testing::seconds;
-
-namespace {
-
-LinkSpec roce(int gbps, uint32_t mtu, Time latency) { return testing::roce_link(gbps, mtu, latency); }
-LinkSpec ib_ndr(Time latency) { return testing::ib_ndr_link(latency); }
-
-}  // namespace
+using namespace weft::testing;  // packet_runs.h: links, flows, incast
 
 TEST_CASE("packet: one RoCEv2 flow gets the header-arithmetic goodput", "[packet][validation]") {
   // 100 Gb/s, 1 us per link, one switch. A packet of MTU bytes costs MTU + 82 B on the wire
