@@ -17,6 +17,7 @@
 
 #include "bench/csv_rows.h"
 #include "bench/validation_rows.h"
+#include "collectives/host_issue.h"
 #include "collectives/sweep.h"
 #include "sim/core/errors.h"
 
@@ -65,6 +66,7 @@ double predict(const Row& r, const DescribedRow& d, std::map<std::string, weft::
   const std::string key = fmt::format("{}|{}|{}", d.preset, fmt::join(d.sets, ","), d.spec.nodes);
   if (!topologies.count(key)) topologies.emplace(key, weft::build_cluster(d.spec));
   weft::SweepRow p = weft::measure_planned(d.op, weft::Bytes(d.bytes), topologies.at(key), d.spec, d.plan, {"flow"});
+  weft::charge_host_issue(p, d.gpus_per_thread);
   const double predicted = p.time.microseconds();
   const double error = (predicted - d.measured_us) / d.measured_us;
   csv << '"' << r.at("system") << "\"," << d.preset << ',' << d.spec.nodes << ',' << d.gpus << ',' << r.at("collective")

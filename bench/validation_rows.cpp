@@ -135,12 +135,12 @@ DescribedRow describe_row(const Row& r) {
     }
   }
   // One process driving several GPUs (nccl-tests -g N): NCCL launches their kernels one after the other
-  // from one thread (group.cc doLaunches), which weft does not charge without a measured launch cost.
+  // from one thread (group.cc doLaunches); the prediction charges it (collectives/host_issue.h).
   static const std::regex kGpusPerThread(R"(-g ([0-9]+))");
   std::smatch g;
   if (std::regex_search(r.at("notes"), g, kGpusPerThread) && g[1].str() != "1") {
-    out.setup +=
-        fmt::format("; -g {}: one thread launches {} GPUs' kernels in turn (not charged)", g[1].str(), g[1].str());
+    out.gpus_per_thread = static_cast<uint32_t>(std::stoul(g[1].str()));
+    out.setup += fmt::format("; -g {}: one thread launches {} GPUs' kernels in turn", g[1].str(), g[1].str());
   }
   out.measured_us = measured_time_us(r, out.op, out.bytes, out.gpus);
   return out;

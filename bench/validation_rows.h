@@ -22,8 +22,9 @@ struct DescribedRow {
   CollectiveOp op = CollectiveOp::all_reduce;
   uint64_t bytes = 0;
   uint32_t gpus = 0;
-  double measured_us = 0;  // time_us, or bytes x bus factor / busbw when only busbw is published
-  std::string setup;       // what the row's description changed, for the report
+  uint32_t gpus_per_thread = 1;  // nccl-tests -g, when the notes give it
+  double measured_us = 0;        // time_us, or bytes x bus factor / busbw when only busbw is published
+  std::string setup;             // what the row's description changed, for the report
 };
 
 // The row as weft runs it. Throws ConfigError with the reason when weft cannot describe it (a system

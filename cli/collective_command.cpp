@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/system_options.h"
+#include "collectives/host_issue.h"
 #include "collectives/plan.h"
 #include "collectives/sweep.h"
 #include "scenarios/collective_request.h"
@@ -128,6 +129,12 @@ void run(const CollectiveArgs& a) {
         std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return r.note.ends_with("calibrated"); });
     fmt::print("# {} of {} sizes timed by the measured fits of {}\n", fitted, rows.size(), request.calibration);
   }
+  if (request.gpus_per_thread > 1 && format == OutputFormat::table) {
+    const auto bound = std::count_if(rows.begin(), rows.end(),
+                                     [](const SweepRow& r) { return r.note.find("host-bound") != std::string::npos; });
+    fmt::print("# {} of {} sizes host-bound: one thread launches {} GPUs' kernels, at least {:.2f} us per size\n",
+               bound, rows.size(), request.gpus_per_thread, host_issue_time(request.gpus_per_thread).microseconds());
+  }
 }
 
 void add_reduction_options(CLI::App* cmd, CollectiveArgs& args) {
@@ -166,6 +173,10 @@ Action add_collective_command(CLI::App& app) {
   cmd->add_option("--factor,-f", r.factor, "Multiply the size by this between rows (nccl-tests -f)")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{2}, uint64_t{1} << 20));
+  cmd->add_option("--gpus-per-thread,-g", r.gpus_per_thread,
+                  "GPUs one host thread drives (nccl-tests -g): a row takes at least that many kernel launches")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--fabric", r.fabric, "Network model: " + fabric_names())->capture_default_str();
   add_system_options(cmd, args->system);
   cmd->add_option("--routing", r.routing, "ecmp | spray | adaptive (per packet: needs --fabric packet)")

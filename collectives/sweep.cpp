@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "collectives/all_to_all.h"
+#include "collectives/host_issue.h"
 #include "sim/core/errors.h"
 
 namespace weft {
@@ -85,6 +86,7 @@ std::vector<SweepRow> sweep_collective(const SweepSpec& spec, const Topology& to
     options.link_stats = spec.link_stats && size > spec.max_bytes.count() / spec.factor;  // the largest size
     rows.push_back(spec.system ? measure_planned(spec.op, Bytes(size), topology, *spec.system, spec.plan, options)
                                : measure_collective(spec.op, Bytes(size), spec.ring, topology, options));
+    charge_host_issue(rows.back(), spec.gpus_per_thread);
     if (size > UINT64_MAX / spec.factor) break;
   }
   return rows;

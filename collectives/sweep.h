@@ -26,6 +26,9 @@ struct SweepSpec {
   // Keep the fabric's per-link statistics of the largest size (its row's `links`), e.g. to name the
   // bottleneck link; the other rows keep none.
   bool link_stats = false;
+  // nccl-tests -g: one host thread launches on this many GPUs; each row is charged the host's time
+  // to issue it when that is longer (collectives/host_issue.h).
+  uint32_t gpus_per_thread = 1;
 };
 
 struct SweepRow {

@@ -39,6 +39,10 @@ SweepSpec read_sweep(const CollectiveRequest& r) {
   spec.ring.channels = r.channels == 0 ? 1 : r.channels;
   spec.ring.chunk = parse_bytes(r.chunk, r.option("chunk"));
   spec.link_stats = r.link_stats;
+  if (r.gpus_per_thread == 0) {
+    throw ConfigError(fmt::format("{}: expected at least 1 GPU per thread, got 0", r.option("gpus_per_thread")));
+  }
+  spec.gpus_per_thread = r.gpus_per_thread;
   find_fabric(r.fabric);
   return spec;
 }

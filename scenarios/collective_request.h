@@ -21,6 +21,7 @@ struct CollectiveRequest {
   uint64_t factor = 2;
   std::string fabric = "flow";
   uint64_t seed = 1;
+  uint32_t gpus_per_thread = 1;  // nccl-tests -g: GPUs one host thread launches on
   bool pxn = false;
   std::string routing = "ecmp";
   // A catalogue system (with nodes and KEY=VALUE sets), or else a generic topology.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "collectives/host_issue.h"
 #include "collectives/nccl_model.h"
 #include "sim/core/errors.h"
 
@@ -30,6 +31,11 @@ void describe_run(const NcclTestsLog& log, CollectiveRequest& r, Comparison& c) 
     r.op = log.op;
   }
   c.op = r.op;
+  if (r.gpus_per_thread != 1 && r.gpus_per_thread != static_cast<uint32_t>(log.gpus_per_thread)) {
+    throw ConfigError(fmt::format("{} {} contradicts {}: its threads each drove {} GPU(s)", r.option("gpus_per_thread"),
+                                  r.gpus_per_thread, log.path, log.gpus_per_thread));
+  }
+  r.gpus_per_thread = static_cast<uint32_t>(log.gpus_per_thread);
   if (r.nccl_version.empty() && !log.nccl_version.empty()) {
     try {
       r.nccl_version = std::string(nccl_version(log.nccl_version).name);
@@ -47,6 +53,7 @@ ComparedRow compare_row(const NcclTestsRow& m, const PreparedCollective& p, cons
   const NcclTestsTimes& t = in_place ? *m.in_place : m.out_of_place;
   ComparedRow row{m, t.time_us, t.busbw_GBps, {}, 0};
   row.predicted = measure_planned(spec.op, Bytes(m.bytes), p.topology, *p.system, spec.plan, {spec.simulation});
+  charge_host_issue(row.predicted, spec.gpus_per_thread);
   row.error = t.time_us > 0 ? (row.predicted.time.microseconds() - t.time_us) / t.time_us : 0;
   return row;
 }

@@ -11,14 +11,15 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-# rebuild SYSTEM HOSTS GPUS_PER_HOST TEST OUT: an nccl-tests log of the system's rows with a time.
+# rebuild SYSTEM HOSTS GPUS_PER_HOST TEST OUT [GPUS_PER_THREAD]: an nccl-tests log of the system's rows with a time.
 rebuild() {
   /usr/bin/python3 - "$table" "$@" <<'PY'
 import csv, sys
 table, system, hosts, per_host, test, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+gpus = int(sys.argv[7]) if len(sys.argv) > 7 else 1
 rows = [r for r in csv.DictReader(open(table)) if r["system"] == system and r["time_us"]]
 with open(out, "w") as f:
-    f.write(f"# Collective test starting: {test}\n# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor)\n#\n# Using devices\n")
+    f.write(f"# Collective test starting: {test}\n# nThread 1 nGpus {gpus} minBytes 8 maxBytes 8 step: 2(factor)\n#\n# Using devices\n")
     for r in range(hosts * per_host):
         f.write(f"#  Rank {r:2d} Group  0 Pid {1000 + r} on node{r // per_host} device {r % per_host} [0x00] GPU\n")
     f.write("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n")
@@ -51,6 +52,14 @@ grep -q 'on aws-p4de x2 nodes, 16 ranks' "$work/out" || fail "p4de: nodes from t
 [[ $? -eq 2 ]] && grep -q "contradicts" "$work/err" || fail "--op against the log's test"
 "$weft" collective --compare "$work/p4de.log" >"$work/out" 2>"$work/err"
 [[ $? -eq 2 ]] && grep -q "needs --system" "$work/err" || fail "no --system"
+
+# One thread driving 8 GPUs (-g 8, DGX-1 V100): the smallest rows are host-bound, 8 launches of 3.25 us.
+rebuild "8x Tesla V100-SXM2-16GB (hybrid cube-mesh NV1/NV2, DGX-1-like)" 1 8 all_reduce_perf "$work/v100.log" 8 >/dev/null
+"$weft" collective --system dgx1-v100 --compare "$work/v100.log" >"$work/out" 2>"$work/err" || fail "v100: $(cat "$work/err")"
+grep -q '8 ranks (8 GPU(s) per thread)' "$work/out" || fail "v100: -g 8 not read from the log"
+grep -qE '^ +8 +[0-9.]+ +26\.00 ' "$work/out" || fail "v100: 8 B not host-bound at 26 us: $(cat "$work/out")"
+"$weft" collective --system dgx1-v100 -g 4 --compare "$work/v100.log" >"$work/out" 2>"$work/err"
+[[ $? -eq 2 ]] && grep -q "contradicts" "$work/err" || fail "-g 4 against the log's nGpus 8"
 
 # Malformed: a time that is not a number; a log with no table.
 sed 's/ 13.67 / 13.6x7 /' "$work/dgx.log" >"$work/bad.log"

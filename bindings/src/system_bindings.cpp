@@ -186,7 +186,7 @@ void bind_systems(py::module_& m) {
          std::string system, int nodes, std::vector<std::string> sets, std::string topology, uint32_t ranks,
          std::string link_rate, std::string latency, uint32_t channels, std::string chunk, std::string algo,
          std::string proto, std::string nccl_version, uint64_t seed, bool pxn, std::string routing,
-         std::string calibration) {
+         std::string calibration, uint32_t gpus_per_thread) {
         CollectiveRequest r;
         r.op = std::move(op), r.min_bytes = std::move(min_bytes), r.max_bytes = std::move(max_bytes);
         r.factor = factor, r.fabric = std::move(fabric), r.seed = seed, r.pxn = pxn, r.routing = std::move(routing);
@@ -194,6 +194,7 @@ void bind_systems(py::module_& m) {
         r.ranks = ranks, r.link_rate = std::move(link_rate), r.latency = std::move(latency);
         r.channels = channels, r.chunk = std::move(chunk), r.algo = std::move(algo), r.proto = std::move(proto);
         r.nccl_version = std::move(nccl_version), r.calibration = std::move(calibration);
+        r.gpus_per_thread = gpus_per_thread;
         return collective(std::move(r));
       },
       py::arg("op"), py::arg("min_bytes"), py::arg("max_bytes"), py::arg("factor") = 2, py::arg("fabric") = "flow",
@@ -201,7 +202,7 @@ void bind_systems(py::module_& m) {
       py::arg("topology") = "single-switch", py::arg("ranks") = 8, py::arg("link_rate") = "400Gbps",
       py::arg("latency") = "1us", py::arg("channels") = 0, py::arg("chunk") = "0", py::arg("algo") = "",
       py::arg("proto") = "", py::arg("nccl_version") = "", py::arg("seed") = 1, py::arg("pxn") = false,
-      py::arg("routing") = "ecmp", py::arg("calibration") = "");
+      py::arg("routing") = "ecmp", py::arg("calibration") = "", py::arg("gpus_per_thread") = 1);
 }
 
 }  // namespace weft::python

@@ -71,7 +71,7 @@ def systems():
 def collective(system=None, nodes=None, op="all_reduce", sizes=("8", "128M"), factor=2, fabric="flow", *,
                set=None, topology="single-switch", ranks=8, link_rate="400Gbps", latency="1us", channels=None,
                chunk="0", algo=None, proto=None, nccl_version=None, seed=1, pxn=False, routing="ecmp",
-               calibration=None):
+               calibration=None, gpus_per_thread=1):
     """An nccl-tests-style sweep, as `weft collective` prints it: one row per size with size, count,
     type, time_us, algbw_GBps, busbw_GBps, transfers, algorithm (what ran), note.
 
@@ -79,12 +79,14 @@ def collective(system=None, nodes=None, op="all_reduce", sizes=("8", "128M"), fa
     override it); without, `topology` of `ranks` GPUs with `link_rate`/`latency` links runs ring
     algorithms on `channels` rings. `sizes`: (min, max) stepped by `factor`, or a list of sizes
     (numbers of bytes or text such as "1M"). `calibration`: a PROFILE.network.yaml from `weft calibrate`;
-    sizes whose series was measured take the fitted time (note "calibrated"), as `--calibration`."""
+    sizes whose series was measured take the fitted time (note "calibrated"), as `--calibration`.
+    `gpus_per_thread`: nccl-tests -g, the GPUs one host thread launches on; a size takes at least that
+    many kernel launches (note "host-bound: ...")."""
     kw = dict(op=op, factor=int(factor), fabric=fabric, system=system or "", nodes=int(nodes or 0),
               sets=_sets(set), topology=topology, ranks=int(ranks), link_rate=str(link_rate), latency=str(latency),
               channels=int(channels or 0), chunk=str(chunk), algo=algo or "", proto=proto or "",
               nccl_version=nccl_version or "", seed=int(seed), pxn=bool(pxn), routing=routing,
-              calibration=str(calibration or ""))
+              calibration=str(calibration or ""), gpus_per_thread=int(gpus_per_thread))
     if isinstance(sizes, (tuple,)) and len(sizes) == 2:
         parts = [_core.collective(min_bytes=str(sizes[0]), max_bytes=str(sizes[1]), **kw)]
     else:

@@ -82,6 +82,13 @@ def test_collective_calibration_and_errors(tmp_path):
     assert df["time_us"].iloc[0] == pytest.approx(219.72, abs=0.01) and df["note"].iloc[0] == "calibrated"
     with pytest.raises(weft.ConfigError, match="^algo, proto and nccl_version need a catalogue system"):
         weft.collective(sizes=["1M"], algo="Ring")
+    # nccl-tests -g 8: eight launches of 3.25 us bound an 8-byte all-reduce on a DGX-1, not a 1 GiB one.
+    g8 = weft.collective(system="dgx1-v100", sizes=["8", "1G"], gpus_per_thread=8)
+    g1 = weft.collective(system="dgx1-v100", sizes=["8", "1G"])
+    assert g8["time_us"].iloc[0] == pytest.approx(26.0) and g8["note"].iloc[0].startswith("host-bound")
+    assert g1["time_us"].iloc[0] < 26.0 and g8["time_us"].iloc[1] == g1["time_us"].iloc[1]
+    with pytest.raises(weft.ConfigError, match="gpus_per_thread: expected at least 1"):
+        weft.collective(sizes=["1M"], gpus_per_thread=0)
 
 
 def test_reduction_order_text():

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collectives/host_issue.h"
+
 namespace weft {
 namespace {
 
@@ -49,14 +51,14 @@ double iteration_flops(const ServingSpec& spec, const BatchShape& b, StageSpan s
 // processing adds 0.62 to 4.11 ms (with it: 1.202 + 0.1000 per sequence). vLLM 0.6 runs output
 // processing asynchronously, beside the next iteration (blog.vllm.ai/2024/09/05/perf-update.html), so
 // the 2025 stack pays the first line only. Launches (CUDA.jl documentation, "Graphs": 80 broadcast
-// kernels take 260 us launched one by one, the graph's launch 3.5 us of CPU): 3.25 us per eager kernel
-// [the PyTorch dispatcher's own cost per op is not included].
+// kernels take 260 us launched one by one, the graph's launch 3.5 us of CPU): kEagerKernelLaunch per
+// eager kernel (collectives/host_issue.h) [the PyTorch dispatcher's own cost per op is not included].
 HostOverheads default_host_overheads(SoftwareStack software) {
   const bool overlapped_outputs = software == SoftwareStack::y2025;
   HostOverheads h;
   h.per_iteration = Time::ns(overlapped_outputs ? 1'045'000 : 1'202'000);
   h.per_sequence = Time::ns(overlapped_outputs ? 37'600 : 100'000);
-  h.kernel_launch = Time::ns(3'250);
+  h.kernel_launch = kEagerKernelLaunch;
   h.graph_launch = Time::ns(3'500);
   return h;
 }
