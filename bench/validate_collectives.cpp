@@ -17,7 +17,9 @@
 
 #include "bench/csv_rows.h"
 #include "bench/validation_rows.h"
+#include "collectives/ep_exchange.h"
 #include "collectives/host_issue.h"
+#include "collectives/simulate.h"
 #include "collectives/sweep.h"
 #include "sim/core/errors.h"
 
@@ -60,18 +62,33 @@ struct Report {
   size_t described = 0;
 };
 
+// weft's time for the row: NCCL's plan for the collective, or DeepEP's exchange (flow fabric).
+weft::SweepRow prediction(const DescribedRow& d, const weft::Topology& topology) {
+  if (!d.ep) {
+    weft::SweepRow p = weft::measure_planned(d.op, weft::Bytes(d.bytes), topology, d.spec, d.plan, {"flow"});
+    weft::charge_host_issue(p, d.gpus_per_thread);
+    return p;
+  }
+  const auto per_node = static_cast<uint32_t>(d.spec.node.gpus);
+  const weft::EpExchange x = weft::ep_exchange(d.ep->kernel, d.ep->phase, d.ep->routing, d.gpus, per_node);
+  const weft::Time t = weft::simulate(x.schedule, topology, {"flow"}).time;
+  const double busbw = x.counted_bytes / t.seconds() / 1e9;  // DeepEP's bandwidth, the measured column's
+  const bool normal = d.ep->kernel == weft::EpKernel::normal;
+  return {weft::Bytes(d.bytes), 0, t, busbw, busbw, 0, fmt::format("DeepEP {}", normal ? "normal" : "low-latency")};
+}
+
 // Predicts one row and writes it to the CSV; returns the signed time error.
 double predict(const Row& r, const DescribedRow& d, std::map<std::string, weft::Topology>& topologies,
                std::ofstream& csv) {
   const std::string key = fmt::format("{}|{}|{}", d.preset, fmt::join(d.sets, ","), d.spec.nodes);
   if (!topologies.count(key)) topologies.emplace(key, weft::build_cluster(d.spec));
-  weft::SweepRow p = weft::measure_planned(d.op, weft::Bytes(d.bytes), topologies.at(key), d.spec, d.plan, {"flow"});
-  weft::charge_host_issue(p, d.gpus_per_thread);
+  const weft::SweepRow p = prediction(d, topologies.at(key));
   const double predicted = p.time.microseconds();
   const double error = (predicted - d.measured_us) / d.measured_us;
-  csv << '"' << r.at("system") << "\"," << d.preset << ',' << d.spec.nodes << ',' << d.gpus << ',' << r.at("collective")
-      << ',' << d.bytes << ',' << d.measured_us << ',' << predicted << ',' << error << ',' << r.at("busbw_GBps") << ','
-      << p.busbw_GBps << ',' << p.algorithm << ',' << band_of(d.bytes) << ",\"" << d.setup << "\"\n";
+  csv << '"' << r.at("system") << "\"," << d.preset << ',' << d.spec.nodes << ',' << d.gpus << ",\""
+      << r.at("collective") << "\"," << d.bytes << ',' << d.measured_us << ',' << predicted << ',' << error << ','
+      << r.at("busbw_GBps") << ',' << p.busbw_GBps << ',' << p.algorithm << ',' << band_of(d.bytes) << ",\"" << d.setup
+      << "\"\n";
   return error;
 }
 

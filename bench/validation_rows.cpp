@@ -21,11 +21,9 @@ struct SystemDescription {
 
 const std::vector<SystemDescription>& descriptions() {
   static const std::vector<SystemDescription> kTable = {
-      {"DeepEP",
-       "",
-       {},
-       "DeepEP's dispatch/combine kernels are not NCCL collectives; weft has no model of their token "
-       "routing and NVLink-to-RDMA forwarding"},
+      // DeepSeek-V3's technical report (arXiv:2412.19437, section 3.1): H800 nodes of 8 GPUs on
+      // NVLink/NVSwitch, one 400 Gb/s InfiniBand NIC (CX7) per GPU, the row's nic column too.
+      {"DeepEP", "dgx-h100", {"node.gpu=h800"}, "H800 nodes with 8x 400G IB, as DGX H100 with H800s"},
       {"DGX H100", "dgx-h100", {}, "the preset"},
       // Azure ND H100 v5 / ND A100 v4 (learn.microsoft.com, sizes): HGX H100 / A100 boards with 8 x 400G
       // NDR / 8 x 200G HDR InfiniBand, the wiring of the DGX presets.
@@ -97,6 +95,43 @@ double measured_time_us(const Row& r, CollectiveOp op, uint64_t bytes, uint32_t 
   return bytes * bus_bandwidth_factor(op, gpus) / (busbw * 1e3);  // nccl-tests' definition of busbw
 }
 
+// The notes' figure before or after `label`, e.g. "4096 tokens/batch", "hidden 7168", "top-8 experts".
+uint32_t note_figure(const Row& r, const std::string& pattern, const char* what) {
+  std::smatch m;
+  if (!std::regex_search(r.at("notes"), m, std::regex(pattern))) {
+    throw ConfigError(fmt::format("DeepEP row: the notes do not give the {}", what));
+  }
+  return static_cast<uint32_t>(std::stoul(m[1].str()));
+}
+
+// DeepEP's benchmark shape from the notes; 256 experts is its tests' default (--num-experts,
+// tests/legacy/test_internode.py), which the README's tables use. Normal rows publish DeepEP's
+// "bottleneck bandwidth": the bytes it counts per rank over the kernel's time.
+DescribedRow describe_ep_row(const Row& r, DescribedRow out) {
+  EpCase ep;
+  const std::string& op = r.at("collective");
+  ep.phase = op.starts_with("moe_combine") ? EpPhase::combine : EpPhase::dispatch;
+  ep.kernel = op.find("low-latency") != std::string::npos ? EpKernel::low_latency : EpKernel::normal;
+  ep.routing.tokens = note_figure(r, R"((\d+) tokens/batch)", "tokens per batch");
+  ep.routing.hidden = note_figure(r, R"(hidden (\d+))", "hidden size");
+  ep.routing.topk = note_figure(r, R"(top-(\d+) experts)", "top-k experts");
+  if (r.at("notes").find("groups") != std::string::npos) {
+    ep.routing.topk_groups = note_figure(r, R"(top-(\d+) groups)", "top-k groups");
+  }
+  out.gpus = static_cast<uint32_t>(number(r, "gpus"));
+  const auto per_node = static_cast<uint32_t>(number(r, "gpus_per_node"));
+  out.spec = resolve_system(out.preset, static_cast<int>(number(r, "nodes")), out.sets, "--set");
+  const EpExchange x = ep_exchange(ep.kernel, ep.phase, ep.routing, out.gpus, per_node);
+  out.bytes = static_cast<uint64_t>(x.counted_bytes);
+  out.measured_us = !r.at("time_us").empty() ? number(r, "time_us") : x.counted_bytes / (number(r, "busbw_GBps") * 1e3);
+  out.setup += fmt::format("; {} tokens x top-{} of {} experts{}, {} bandwidth counted as DeepEP does",
+                           ep.routing.tokens, ep.routing.topk, ep.routing.experts,
+                           ep.routing.topk_groups ? fmt::format(" in {} node groups", ep.routing.topk_groups) : "",
+                           x.counted_as);
+  out.ep = ep;
+  return out;
+}
+
 }  // namespace
 
 std::string nccl_version_in(const std::string& notes) {
@@ -112,6 +147,7 @@ DescribedRow describe_row(const Row& r) {
   out.preset = d.preset;
   out.sets = d.sets;
   out.setup = d.why;
+  if (r.at("collective").starts_with("moe_")) return describe_ep_row(r, std::move(out));
   out.op = parse_collective_op(r.at("collective"), "collective");
   if (r.at("bytes").empty()) throw ConfigError("the row has no size");
   out.bytes = static_cast<uint64_t>(number(r, "bytes"));

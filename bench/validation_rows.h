@@ -4,15 +4,24 @@
 // from the row's own columns or the vendor's description of the machine, never from its timings.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bench/csv_rows.h"
 #include "collectives/collective_op.h"
+#include "collectives/ep_exchange.h"
 #include "collectives/plan.h"
 #include "topologies/systems.h"
 
 namespace weft::bench {
+
+// A DeepEP row: MoE dispatch or combine (collectives/ep_exchange.h) instead of an NCCL collective.
+struct EpCase {
+  EpKernel kernel = EpKernel::normal;
+  EpPhase phase = EpPhase::dispatch;
+  EpRouting routing;
+};
 
 struct DescribedRow {
   std::string preset;             // the catalogue system it starts from
@@ -23,6 +32,7 @@ struct DescribedRow {
   uint64_t bytes = 0;
   uint32_t gpus = 0;
   uint32_t gpus_per_thread = 1;  // nccl-tests -g, when the notes give it
+  std::optional<EpCase> ep;      // a DeepEP kernel; `bytes` is then what its benchmark counts per rank
   double measured_us = 0;        // time_us, or bytes x bus factor / busbw when only busbw is published
   std::string setup;             // what the row's description changed, for the report
 };

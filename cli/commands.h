@@ -16,6 +16,7 @@ Action add_topo_command(CLI::App& app);
 Action add_trace_command(CLI::App& app);
 Action add_plan_command(CLI::App& app);
 Action add_validate_command(CLI::App& app);
+Action add_ep_command(CLI::App& app);
 // The executor layer's subcommands (lower, calibrate, compare-real) are in executor/commands.h.
 
 }  // namespace weft::cli

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   weft::cli::Action calibrate = weft::cli::add_calibrate_command(app);
   weft::cli::Action compare_real = weft::cli::add_compare_real_command(app);
   weft::cli::Action validate = weft::cli::add_validate_command(app);
+  weft::cli::Action ep = weft::cli::add_ep_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("calibrate")) calibrate();
     if (app.got_subcommand("compare-real")) compare_real();
     if (app.got_subcommand("validate")) validate();
+    if (app.got_subcommand("ep")) ep();
   } catch (const weft::ConfigError& e) {
     fmt::print(stderr, "weft: error: {}\n", e.what());
     return checking ? 1 : 2;

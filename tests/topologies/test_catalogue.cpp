@@ -117,9 +117,10 @@ TEST_CASE("every GPU entry is complete and self-consistent", "[catalogue]") {
     CHECK((g.nvlink_generation == 0) == (g.nvlink_links == 0));
     if (g.nvlink_generation != 0) CHECK(g.nvlink_links <= nvlink(g.nvlink_generation).links_per_gpu);
   }
-  CHECK(names.size() == 15u);
+  CHECK(names.size() == 16u);
   // Case-insensitive lookup; the flagship GPUs carry their generation's full link count.
   CHECK(gpu("H100-SXM").nvlink_links == nvlink(4).links_per_gpu);
+  CHECK(gpu("h800").nvlink_links == 8);  // NVLink 400 GB/s: 8 of Hopper's 18 links
   CHECK(gpu("b200").nvlink_links == nvlink(5).links_per_gpu);
   CHECK(gpu("h200").memory_bandwidth == 4.8e12);
 }

@@ -115,6 +115,25 @@ constexpr GpuSpec kGpus[] = {
      .pcie_lanes = 16,
      .tdp_watts = 700,
      .sms = 132},  // [unverified: the H100 SXM5's GH100 configuration, 132 SMs]
+    // NVIDIA H800 SXM5 (the export variant of the H100 SXM5 sold in China in 2023): NVIDIA's H800
+    // datasheet gives NVLink 400 GB/s (8 NVLink4 links, against the H100's 18), FP64 cut, and otherwise
+    // the H100 SXM5's figures: BF16 1,979 / FP8 3,958 TFLOP/s sparse, 80 GB HBM3 at 3.35 TB/s, PCIe Gen5,
+    // 700 W. DeepSeek-V3's technical report (arXiv:2412.19437, section 3.1) runs its H800 nodes on
+    // NVLink/NVSwitch with one 400 Gb/s InfiniBand NIC per GPU.
+    {.name = "h800",
+     .description = "NVIDIA H800 SXM5 80 GB (Hopper), NVLink 400 GB/s",
+     .fp32_flops = 67 * kTera,
+     .tf32_flops = 494.5 * kTera,
+     .bf16_flops = 989.5 * kTera,
+     .fp8_flops = 1979 * kTera,
+     .memory_bandwidth = 3.35e12,
+     .memory = Bytes(80 * kGiB),
+     .nvlink_generation = 4,
+     .nvlink_links = 8,
+     .pcie_generation = 5,
+     .pcie_lanes = 16,
+     .tdp_watts = 700,
+     .sms = 132},  // [unverified: the H100 SXM5's GH100 configuration, 132 SMs]
     // NVIDIA H20 (the export-compliant Hopper of 2024; NVIDIA's HGX H20 product brief is not public,
     // figures as published by SemiAnalysis "Nvidia's New China AI Chips Circumvent US Restrictions",
     // 2023-11-09): FP8 296 / BF16 148 TFLOP/s dense, 96 GB HBM3 at 4.0 TB/s, NVLink 900 GB/s (18 NVLink4
