@@ -22,6 +22,7 @@
 #include "bench/training_rows.h"
 #include "sim/core/errors.h"
 #include "topologies/systems.h"
+#include "workloads/memory_model.h"
 #include "workloads/replayer.h"
 #include "workloads/step_breakdown.h"
 #include "workloads/training.h"
@@ -36,6 +37,7 @@ struct Options {
   std::string input = "../shared/validation/training.csv";
   std::string output = "validate_training.csv";
   weft::bench::RowOptions rows;
+  bool memory_only = false;  // --memory-only: the memory check alone, no step simulated
 };
 
 std::string plan_of(const weft::TrainingSpec& s) {
@@ -93,10 +95,12 @@ Options parse_options(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--max-gpus" && i + 1 < argc) {
       o.rows.max_gpus = static_cast<uint32_t>(std::stoul(argv[++i]));
+    } else if (a == "--memory-only") {
+      o.memory_only = true;
     } else if (a == "--sc21-sp-zero1") {
       o.rows.sc21_sp_zero1 = true;
     } else if (a.rfind("--", 0) == 0) {
-      throw weft::ConfigError("unknown option " + a + " (expected --max-gpus N, --sc21-sp-zero1)");
+      throw weft::ConfigError("unknown option " + a + " (expected --max-gpus N, --sc21-sp-zero1, --memory-only)");
     } else {
       positional.push_back(a);
     }
@@ -188,6 +192,28 @@ void print_summary(const std::vector<std::pair<Case, Result>>& done, const std::
   for (const std::string& s : skipped) std::printf("skipped: %s\n", s.c_str());
 }
 
+// Every published run ran, so it fit in its GPUs' memory: weft's memory model must say so too. Prints
+// how many fit and, for those that do not, the need against the capacity (the model over-counts there).
+void print_memory_check(const std::vector<std::pair<Case, Result>>& done) {
+  size_t fit = 0;
+  std::vector<std::string> over;
+  double fullest = 0;
+  for (const auto& [c, r] : done) {
+    const weft::MemoryBreakdown m = weft::training_memory(c.spec, weft::catalogue::gpu(c.cluster.node.gpu));
+    fullest = std::max(fullest, m.total() / m.capacity);
+    if (m.fits()) {
+      ++fit;
+    } else {
+      over.push_back(c.name + " x" + std::to_string(c.gpus) + ": " + weft::describe(m));
+    }
+  }
+  std::printf(
+      "memory: %zu of %zu published runs fit in weft's memory model (each ran, so each must); fullest at "
+      "%.0f%% of its GPU\n",
+      fit, done.size(), 100 * fullest);
+  for (const std::string& o : over) std::printf("  does not fit: %s\n", o.c_str());
+}
+
 int run(const Options& opt) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<Row> rows = read_rows(opt.input);
@@ -205,13 +231,20 @@ int run(const Options& opt) {
       skipped.push_back(row.at("model") + " x" + row.at("gpus") + ": " + why_not);
       continue;
     }
+    if (opt.memory_only) {
+      done.emplace_back(std::move(*c), Result{});
+      continue;
+    }
     Result r = simulate(*c);
     print_row(*c, r);
     write_csv_row(csv, *c, r);
     done.emplace_back(std::move(*c), std::move(r));
   }
-  print_breakdown(done);
-  print_summary(done, skipped);
+  if (!opt.memory_only) {
+    print_breakdown(done);
+    print_summary(done, skipped);
+  }
+  print_memory_check(done);
   std::printf("rows with predictions: %s; wall %.1f s\n", opt.output.c_str(),
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return 0;

@@ -22,6 +22,7 @@ grep -qE '^skipped: BLOOM.*not in the catalogue' "$work/out" || fail "BLOOM not 
 grep -qE '^skipped: .*> --max-gpus 8' "$work/out" || fail "rows over the budget not reported"
 grep -qE '^MPT-7b amp_bf16 +8 tp1 pp1 dp8' "$work/out" || fail "no 8-GPU llm-foundry row"
 grep -qE '^  llm-foundry bf16 +median' "$work/out" || fail "no llm-foundry family line"
+grep -qE "^memory: [0-9]+ of $rows published runs fit in weft's memory model" "$work/out" || fail "no memory check"
 [[ $(wc -l <"$work/rows.csv") -eq $((rows + 1)) ]] || fail "CSV should hold a header and $rows rows: $(head -3 "$work/rows.csv")"
 # Predictions are positive times (the 4th comma field after the quoted name, system and plan).
 awk -F'"' 'NR > 1 { split($7, f, ","); if (!(f[4] > 0)) exit 1 }' "$work/rows.csv" || fail "non-positive prediction"

@@ -67,16 +67,24 @@ MemoryBreakdown stage_memory(const TrainingSpec& spec, const catalogue::GpuSpec&
   // Dense parts split t ways; routed experts spread over ep ranks (each expert's MLP also over t).
   const double expert_params = static_cast<double>(m.experts) * mlp_params_per_expert(m);
   const double dense_params = static_cast<double>(layer_params(m)) - expert_params;
-  double params = layers * (dense_params / par.tp + expert_params / par.ep / par.tp);
+  double dense = layers * dense_params / par.tp;
+  const double experts = layers * expert_params / par.ep / par.tp;
   const bool last = stage == static_cast<int>(par.pp) - 1;
-  if (stage == 0 || (last && m.tied_embeddings)) params += static_cast<double>(embedding_params(m)) / par.tp;
-  if (last) params += static_cast<double>(output_layer_params(m)) / par.tp;
-  const double dp = par.dp;
+  if (stage == 0 || (last && m.tied_embeddings)) dense += static_cast<double>(embedding_params(m)) / par.tp;
+  if (last) dense += static_cast<double>(output_layer_params(m)) / par.tp;
+  // ZeRO shards over the ranks that reduce the gradients, the communicators the step's collectives use
+  // (rank_layout.cpp): context-parallel ranks join data parallelism (Megatron-core builds its distributed
+  // optimizer on get_data_parallel_group(with_context_parallel=True)); expert parameters over the
+  // expert-data-parallel ranks, dp / ep of them, times cp.
+  const double dense_group = static_cast<double>(par.dp) * par.cp, expert_group = dense_group / par.ep;
+  auto bytes = [&](double per_param, bool sharded) {
+    return per_param * (sharded ? dense / dense_group + experts / expert_group : dense + experts);
+  };
   MemoryBreakdown out;
   out.stage = stage;
-  out.weights = params * kWeightBytes / (spec.sharding == Sharding::zero3 ? dp : 1);
-  out.gradients = params * spec.grad_bytes / (spec.sharding >= Sharding::zero2 ? dp : 1);
-  out.optimizer = params * kOptimizerBytes / (spec.sharding >= Sharding::zero1 ? dp : 1);
+  out.weights = bytes(kWeightBytes, spec.sharding == Sharding::zero3);
+  out.gradients = bytes(spec.grad_bytes, spec.sharding >= Sharding::zero2);
+  out.optimizer = bytes(kOptimizerBytes, spec.sharding >= Sharding::zero1);
   out.activations = layers * layer_activation_bytes(spec) * in_flight(spec, stage);
   // The loss keeps fp32 logits, s b V / t x 4 bytes, for each micro-batch the last stage holds.
   if (last)

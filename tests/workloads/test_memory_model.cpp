@@ -56,6 +56,26 @@ TEST_CASE("memory: mixed-precision Adam is 16 bytes a parameter, sharded by each
   CHECK(training_memory(s, h100).gradients == Approx(4 * params));
 }
 
+TEST_CASE("memory: ZeRO shards over the gradient communicators: cp joins dp, experts over dp / ep", "[unit][memory]") {
+  // The step's data-parallel collectives run over dp x cp ranks (rank_layout.cpp), and Megatron-core
+  // builds its distributed optimizer on that group; expert parameters reduce over dp / ep x cp ranks.
+  const catalogue::GpuSpec& h100 = catalogue::gpu("h100-sxm");
+  TrainingSpec s = small(4);
+  s.parallel.cp = 2;
+  s.sharding = Sharding::zero1;
+  const double params = static_cast<double>(total_params(s.model));
+  CHECK(training_memory(s, h100).optimizer == Approx(12 * params / 8));
+  TrainingSpec moe = small(8);
+  moe.model.experts = 8;
+  moe.model.top_k = 2;
+  moe.parallel.ep = 4;
+  moe.sharding = Sharding::zero1;
+  const double expert = 8.0 * moe.model.layers * mlp_params_per_expert(moe.model);
+  const double dense = static_cast<double>(total_params(moe.model)) - expert;
+  // 2 of the 8 experts live on each rank; their states shard over the 8 / 4 = 2 expert-data-parallel ranks.
+  CHECK(training_memory(moe, h100).optimizer == Approx(12 * (dense / 8 + expert / 4 / 2)));
+}
+
 TEST_CASE("memory: activations follow Korthikanti et al. 2022, Table 2", "[unit][memory]") {
   // s 2048, b 1, h 1024, a 16, one GPU, scores through HBM: s b h (34 + 5 a s / h) = 2048 x 1024 x
   // (34 + 160) bytes per layer, 4 layers, one micro-batch in flight; plus the last stage's fp32 logits
