@@ -144,9 +144,9 @@ grep -Eq "^ +1048576 +262144 +float +219\.72 " <<<"$out" || fail "collective --c
 grep -q "1 of 1 sizes timed by the measured fits" <<<"$out" || fail "collective --calibration: no note"
 
 # weft ep: DeepEP's dispatch and combine. Bad shapes name what is wrong; simgrid runs one phase.
-expect_error ep-no-system 'weft ep needs --system' "$weft" ep
+expect_error ep-no-system 'ep needs a catalogue system' "$weft" ep
 expect_error ep-experts 'EP exchange: 100 experts do not divide over 8 ranks' "$weft" ep --system dgx-h100 --experts 100
-expect_error ep-simgrid-phases 'give --phase dispatch or --phase combine' "$weft" ep --system dgx-h100 --fabric simgrid
+expect_error ep-simgrid-phases 'ask for one phase: dispatch or combine' "$weft" ep --system dgx-h100 --fabric simgrid
 out=$("$weft" ep --system dgx-h100 --nodes 2 --tokens 256 --format csv)
 grep -Eq '^dispatch,[0-9.]+,[0-9.]+,RDMA,' <<<"$out" && grep -Eq '^combine,' <<<"$out" || fail "weft ep csv:"$'\n'"$out"
 

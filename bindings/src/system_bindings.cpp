@@ -16,6 +16,7 @@
 #include "cost/cost_report.h"
 #include "cost/prices.h"
 #include "scenarios/collective_request.h"
+#include "scenarios/ep_request.h"
 #include "scenarios/reduction_report.h"
 #include "sim/core/errors.h"
 #include "sim/fabric_registry.h"
@@ -140,6 +141,28 @@ py::dict collective(CollectiveRequest request) {
   return out;
 }
 
+// `weft ep`: each phase's time, DeepEP's bandwidth and rank 0's bytes, as columns.
+py::dict ep(EpRequest request) {
+  request.command_line = false;
+  EpReport report;
+  {
+    py::gil_scoped_release release;
+    report = run_ep(request);
+  }
+  std::vector<std::string> phase, counted_as;
+  std::vector<double> time_us, bandwidth, nvlink, network;
+  for (const EpPhaseResult& p : report.phases) {
+    phase.push_back(p.phase), time_us.push_back(p.time.microseconds()), bandwidth.push_back(p.bandwidth_GBps);
+    counted_as.push_back(p.counted_as), nvlink.push_back(p.nvlink_bytes), network.push_back(p.network_bytes);
+  }
+  py::dict out;
+  out["phase"] = phase, out["time_us"] = time_us, out["bandwidth_GBps"] = bandwidth, out["counted_as"] = counted_as;
+  out["nvlink_bytes_per_rank"] = nvlink, out["network_bytes_per_rank"] = network;
+  out["ranks"] = report.ranks, out["nodes"] = report.spec.nodes;
+  out["node_probability"] = report.node_probability, out["rank_probability"] = report.rank_probability;
+  return out;
+}
+
 // `weft collective --system NAME --reduction-order`'s report, as text.
 std::string reduction_order(const std::string& system, int nodes, const std::vector<std::string>& sets,
                             const std::string& min_bytes, const std::string& max_bytes, uint64_t factor,
@@ -179,6 +202,21 @@ void bind_systems(py::module_& m) {
       "fabrics", [] { return fabric_names(); }, "the fabric models, as text");
   m.def("topology", &topology, py::arg("name"), py::arg("nodes") = 0, py::arg("sets") = std::vector<std::string>{},
         py::arg("ranks") = 8, py::arg("link_rate") = "400Gbps", py::arg("latency") = "1us");
+  m.def(
+      "ep",
+      [](std::string system, int nodes, std::vector<std::string> sets, std::string kernel, std::string phase,
+         uint32_t tokens, uint32_t hidden, uint32_t experts, uint32_t topk, uint32_t topk_groups, std::string fabric,
+         uint64_t seed) {
+        EpRequest r;
+        r.system = std::move(system), r.nodes = nodes, r.sets = std::move(sets), r.kernel = std::move(kernel);
+        r.phase = std::move(phase), r.fabric = std::move(fabric), r.seed = seed;
+        r.routing = {tokens, hidden, experts, topk, topk_groups};
+        return ep(std::move(r));
+      },
+      py::arg("system"), py::arg("nodes") = 0, py::arg("sets") = std::vector<std::string>{},
+      py::arg("kernel") = "normal", py::arg("phase") = "both", py::arg("tokens") = 4096, py::arg("hidden") = 7168,
+      py::arg("experts") = 256, py::arg("topk") = 8, py::arg("topk_groups") = 0, py::arg("fabric") = "flow",
+      py::arg("seed") = 1);
   m.def("bom", &bom, py::arg("name"), py::arg("nodes") = 0, py::arg("sets") = std::vector<std::string>{});
   m.def(
       "collective",

@@ -9,7 +9,7 @@
     weft.sweep(s, grid={"system.node.pcie_lanes": [8, 16]})
 """
 from . import _core
-from .api import bom, collective, fabrics, plan_search, reduction_order, run, systems, validate
+from .api import bom, collective, ep, fabrics, plan_search, reduction_order, run, systems, validate
 from .errors import ConfigError, ModelError
 from .result import Result
 from .scenario import Scenario, load
@@ -17,7 +17,7 @@ from .sweep import sweep
 from .topology import Topology, topology
 
 __version__ = "0.1.0"
-__all__ = ["ConfigError", "ModelError", "Result", "Scenario", "Topology", "bom", "collective", "fabrics", "load",
+__all__ = ["ConfigError", "ModelError", "Result", "Scenario", "Topology", "bom", "collective", "ep", "fabrics", "load",
            "plan_search", "plot", "reduction_order", "run", "sweep", "systems", "topology", "validate"]
 
 

@@ -115,6 +115,22 @@ def reduction_order(system, nodes=None, sizes=("8", "128M"), factor=8, *, set=No
                                  int(elements), bool(heavy_tailed), int(seed))
 
 
+def ep(system, nodes=None, *, set=None, kernel="normal", phase="both", tokens=4096, hidden=7168, experts=256,
+       topk=8, topk_groups=0, fabric="flow", seed=1):
+    """MoE dispatch and combine as DeepEP's kernels run them, as `weft ep` prints them: one row per phase
+    with time_us, bandwidth_GBps (DeepEP's: its counted bytes per rank over the time, counted_as NVLink
+    on one node or RDMA across), nvlink_bytes_per_rank and network_bytes_per_rank. `kernel`: "normal"
+    or "low-latency"; `topk_groups`: the nodes a token may use (0: any)."""
+    d = _core.ep(system=system, nodes=int(nodes or 0), sets=_sets(set), kernel=kernel, phase=phase,
+                 tokens=int(tokens), hidden=int(hidden), experts=int(experts), topk=int(topk),
+                 topk_groups=int(topk_groups), fabric=fabric, seed=int(seed))
+    df = pd.DataFrame({k: d[k] for k in ["phase", "time_us", "bandwidth_GBps", "counted_as", "nvlink_bytes_per_rank",
+                                         "network_bytes_per_rank"]})
+    df.attrs.update(system=system, nodes=d["nodes"], ranks=d["ranks"], kernel=kernel,
+                    node_probability=d["node_probability"], rank_probability=d["rank_probability"])
+    return df
+
+
 def bom(system, nodes=None, *, set=None):
     """A catalogue system's bill of materials priced with the bundled prices (`weft topo --bom`):
     (lines DataFrame: item, what, count, included, group; cost dict as summary.json's cluster cost,

@@ -135,3 +135,21 @@ def test_plan_search(small_training):
     assert plans["step_ms"].notna().sum() == 2
     assert plans["step_ms"].iloc[0] <= plans["step_ms"].iloc[1]
     assert "plan search: small step on 8 GPUs" in plans.attrs["table"]
+
+
+def test_ep_frame():
+    """weft.ep is `weft ep`: DeepEP's dispatch and combine per phase. On one DGX H100 every byte stays on
+    NVLink and combine (bf16) moves 2 / (1 + 4/128) times dispatch's fp8 bytes; errors name the keyword."""
+    import pytest
+
+    df = weft.ep("dgx-h100", tokens=512)
+    assert list(df["phase"]) == ["dispatch", "combine"] and (df["counted_as"] == "NVLink").all()
+    assert (df["network_bytes_per_rank"] == 0).all() and df.attrs["ranks"] == 8
+    ratio = df["nvlink_bytes_per_rank"].iloc[1] / df["nvlink_bytes_per_rank"].iloc[0]
+    assert ratio == pytest.approx(2 / (1 + 4 / 128), rel=1e-6)
+    two = weft.ep("dgx-h100", nodes=2, kernel="low-latency", tokens=128, phase="dispatch")
+    assert len(two) == 1 and two["network_bytes_per_rank"].iloc[0] > 0 and two["counted_as"].iloc[0] == "RDMA"
+    with pytest.raises(weft.ConfigError, match="100 experts do not divide over 8 ranks"):
+        weft.ep("dgx-h100", experts=100)
+    with pytest.raises(weft.ConfigError, match="no field 'node.nope'"):
+        weft.ep("dgx-h100", set={"node.nope": 1})
