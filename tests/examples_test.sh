@@ -22,7 +22,9 @@ run_short() {  # name, expected text, file, --set arguments...
 
 run_short collectives 'all_gather' collectives-8gpu.yaml
 run_short pod 'speedup' dgx-h100-pod-llama3-70b.yaml system.nodes=8 workload.batch.global=16 workload.seq_len=2048
-run_short mixtral 'exp\.EP' mixtral-64gpu-expert-parallel.yaml system.nodes=1 workload.batch.global=8 workload.seq_len=1024
+# One node cannot hold Mixtral 8x7B's Adam states (ep 8 on 8 GPUs leaves no expert data parallelism to
+# shard them over: 117 GiB of 80), so the shrunk run simulates anyway.
+run_short mixtral 'exp\.EP' mixtral-64gpu-expert-parallel.yaml system.nodes=1 workload.batch.global=8 workload.seq_len=1024 workload.allow_oom=true
 run_short gpt3 'TFLOP/s' gpt3-175b-1024-a100.yaml system.nodes=16 workload.parallel.dp=1 workload.batch.global=16
 run_short resnet-trace 'replayed from the trace: 16 ranks' resnet50-trace-fabrics.yaml
 run_short serving-8b 'side by side' serving-8b-gpus.yaml workload.serving.requests.count=200
