@@ -175,6 +175,25 @@ std::string reduction_order(const std::string& system, int nodes, const std::vec
   return reduction_order_report(prepare_collective(r), options);
 }
 
+// weft.ep's core: `weft ep` with Python's keywords.
+void bind_ep(py::module_& m) {
+  m.def(
+      "ep",
+      [](std::string system, int nodes, std::vector<std::string> sets, std::string kernel, std::string phase,
+         uint32_t tokens, uint32_t hidden, uint32_t experts, uint32_t topk, uint32_t topk_groups, std::string fabric,
+         uint64_t seed) {
+        EpRequest r;
+        r.system = std::move(system), r.nodes = nodes, r.sets = std::move(sets), r.kernel = std::move(kernel);
+        r.phase = std::move(phase), r.fabric = std::move(fabric), r.seed = seed;
+        r.routing = {tokens, hidden, experts, topk, topk_groups};
+        return ep(std::move(r));
+      },
+      py::arg("system"), py::arg("nodes") = 0, py::arg("sets") = std::vector<std::string>{},
+      py::arg("kernel") = "normal", py::arg("phase") = "both", py::arg("tokens") = 4096, py::arg("hidden") = 7168,
+      py::arg("experts") = 256, py::arg("topk") = 8, py::arg("topk_groups") = 0, py::arg("fabric") = "flow",
+      py::arg("seed") = 1);
+}
+
 }  // namespace
 
 void bind_systems(py::module_& m) {
@@ -202,21 +221,7 @@ void bind_systems(py::module_& m) {
       "fabrics", [] { return fabric_names(); }, "the fabric models, as text");
   m.def("topology", &topology, py::arg("name"), py::arg("nodes") = 0, py::arg("sets") = std::vector<std::string>{},
         py::arg("ranks") = 8, py::arg("link_rate") = "400Gbps", py::arg("latency") = "1us");
-  m.def(
-      "ep",
-      [](std::string system, int nodes, std::vector<std::string> sets, std::string kernel, std::string phase,
-         uint32_t tokens, uint32_t hidden, uint32_t experts, uint32_t topk, uint32_t topk_groups, std::string fabric,
-         uint64_t seed) {
-        EpRequest r;
-        r.system = std::move(system), r.nodes = nodes, r.sets = std::move(sets), r.kernel = std::move(kernel);
-        r.phase = std::move(phase), r.fabric = std::move(fabric), r.seed = seed;
-        r.routing = {tokens, hidden, experts, topk, topk_groups};
-        return ep(std::move(r));
-      },
-      py::arg("system"), py::arg("nodes") = 0, py::arg("sets") = std::vector<std::string>{},
-      py::arg("kernel") = "normal", py::arg("phase") = "both", py::arg("tokens") = 4096, py::arg("hidden") = 7168,
-      py::arg("experts") = 256, py::arg("topk") = 8, py::arg("topk_groups") = 0, py::arg("fabric") = "flow",
-      py::arg("seed") = 1);
+  bind_ep(m);
   m.def("bom", &bom, py::arg("name"), py::arg("nodes") = 0, py::arg("sets") = std::vector<std::string>{});
   m.def(
       "collective",

@@ -24,7 +24,8 @@ std::vector<uint32_t> route(std::mt19937_64& rng, const EpRouting& r, uint32_t n
   std::vector<uint32_t> node(nodes);
   std::iota(node.begin(), node.end(), 0);
   auto best = [&](uint32_t n) {
-    return *std::max_element(score.begin() + n * per_node, score.begin() + (n + 1) * per_node);
+    const auto first = score.begin() + static_cast<std::ptrdiff_t>(n) * per_node;
+    return *std::max_element(first, first + per_node);
   };
   std::partial_sort(node.begin(), node.begin() + g, node.end(),
                     [&](uint32_t a, uint32_t b) { return best(a) > best(b); });
