@@ -69,8 +69,7 @@ weft::SweepRow prediction(const DescribedRow& d, const weft::Topology& topology)
     weft::charge_host_issue(p, d.gpus_per_thread);
     return p;
   }
-  const auto per_node = static_cast<uint32_t>(d.spec.node.gpus);
-  const weft::EpExchange x = weft::ep_exchange(d.ep->kernel, d.ep->phase, d.ep->routing, d.gpus, per_node);
+  const weft::EpExchange& x = d.ep->exchange;
   const weft::Time t = weft::simulate(x.schedule, topology, {"flow"}).time;
   const double busbw = x.counted_bytes / t.seconds() / 1e9;  // DeepEP's bandwidth, the measured column's
   const bool normal = d.ep->kernel == weft::EpKernel::normal;

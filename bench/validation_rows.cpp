@@ -121,14 +121,15 @@ DescribedRow describe_ep_row(const Row& r, DescribedRow out) {
   out.gpus = static_cast<uint32_t>(number(r, "gpus"));
   const auto per_node = static_cast<uint32_t>(number(r, "gpus_per_node"));
   out.spec = resolve_system(out.preset, static_cast<int>(number(r, "nodes")), out.sets, "--set");
-  const EpExchange x = ep_exchange(ep.kernel, ep.phase, ep.routing, out.gpus, per_node);
+  ep.exchange = ep_exchange(ep.kernel, ep.phase, ep.routing, out.gpus, per_node);
+  const EpExchange& x = ep.exchange;
   out.bytes = static_cast<uint64_t>(x.counted_bytes);
   out.measured_us = !r.at("time_us").empty() ? number(r, "time_us") : x.counted_bytes / (number(r, "busbw_GBps") * 1e3);
   out.setup += fmt::format("; {} tokens x top-{} of {} experts{}, {} bandwidth counted as DeepEP does",
                            ep.routing.tokens, ep.routing.topk, ep.routing.experts,
                            ep.routing.topk_groups ? fmt::format(" in {} node groups", ep.routing.topk_groups) : "",
                            x.counted_as);
-  out.ep = ep;
+  out.ep = std::move(ep);
   return out;
 }
 

@@ -21,6 +21,7 @@ struct EpCase {
   EpKernel kernel = EpKernel::normal;
   EpPhase phase = EpPhase::dispatch;
   EpRouting routing;
+  EpExchange exchange;  // the row's exchange, built once: its counted bytes describe the row, its schedule runs
 };
 
 struct DescribedRow {

@@ -24,9 +24,9 @@ std::vector<EpPhase> phases_of(const std::string& text) {
   throw ConfigError(fmt::format("phase: expected dispatch, combine or both, got '{}'", text));
 }
 
-EpPhaseResult run_phase(EpPhase phase, const EpRequest& r, const EpReport& report, const Topology& topology) {
-  const auto per_node = static_cast<uint32_t>(report.spec.node.gpus);
-  const EpExchange x = ep_exchange(parse_kernel(r.kernel), phase, r.routing, report.ranks, per_node);
+// One phase of `x` on the fabric: its time, DeepEP's bandwidth, and where rank 0's bytes go.
+EpPhaseResult run_phase(EpPhase phase, const EpExchange& x, const EpRequest& r, uint32_t per_node,
+                        const Topology& topology) {
   EpPhaseResult out;
   out.phase = phase == EpPhase::dispatch ? "dispatch" : "combine";
   out.counted_as = x.counted_as;
@@ -45,19 +45,23 @@ EpPhaseResult run_phase(EpPhase phase, const EpRequest& r, const EpReport& repor
 EpReport run_ep(const EpRequest& r) {
   if (r.system.empty()) throw ConfigError("ep needs a catalogue system: the GPUs, NVLink and NICs it runs on");
   find_fabric(r.fabric);
-  parse_kernel(r.kernel);
+  const EpKernel kernel = parse_kernel(r.kernel);
   const std::vector<EpPhase> phases = phases_of(r.phase);
   EpReport report;
   report.spec = resolve_system(r.system, r.nodes, r.sets, r.command_line ? "--set" : "sets");
   const Topology topology = build_cluster(report.spec);
   report.ranks = static_cast<uint32_t>(topology.gpus().size());
   const auto nodes = static_cast<uint32_t>(report.spec.nodes);
+  const auto per_node = static_cast<uint32_t>(report.spec.node.gpus);
   require_simulations(r.fabric, phases.size(), "phases", "ask for one phase: dispatch or combine");
-  ep_exchange(parse_kernel(r.kernel), phases.front(), r.routing, report.ranks,
-              static_cast<uint32_t>(report.spec.node.gpus));  // a bad shape fails before any simulation
+  std::vector<EpExchange> exchanges;  // all built first: a bad shape fails before any simulation
+  exchanges.reserve(phases.size());
+  for (EpPhase p : phases) exchanges.push_back(ep_exchange(kernel, p, r.routing, report.ranks, per_node));
   report.node_probability = ep_node_probability(r.routing, nodes);
   report.rank_probability = ep_rank_probability(r.routing, report.ranks, nodes);
-  for (EpPhase p : phases) report.phases.push_back(run_phase(p, r, report, topology));
+  for (size_t i = 0; i < phases.size(); ++i) {
+    report.phases.push_back(run_phase(phases[i], exchanges[i], r, per_node, topology));
+  }
   return report;
 }
 
