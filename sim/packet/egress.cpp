@@ -39,6 +39,7 @@ EgressPort& Egress::set_up(LinkId l, Control control) {
   p.header = link.header_bytes;
   p.control = control;
   p.from_switch = topology_.node(p.from).kind == NodeKind::network_switch;
+  p.into_memory = topology_.node(p.to).kind == NodeKind::cpu;
   const uint32_t head = forward_after(topology_.node(p.to).kind, p);
   p.cut_through = head > 0;
   p.head = transmit_time(Bytes(head), Bandwidth::bps(p.rate));
@@ -197,6 +198,14 @@ void Egress::arrive(uint32_t p) {
     receiver_.deliver(p);
     return;
   }
+  // A CPU is host memory: NCCL moves nothing across a host bridge peer-to-peer (P2P and GPUDirect RDMA
+  // stop at PATH_PXB, src/graph/paths.cc), so what crosses a CPU is written to DRAM and read out
+  // again. DRAM takes it at once: the link's credits come back on arrival, not when it moves on, and
+  // the ingress buffer never ties one direction of a PCIe link to the other (which deadlocked two
+  // 2-socket no-P2P nodes: RX to the far socket and SHM hairpins shared one root-port buffer).
+  if (in.control == Control::credit && in.into_memory) {
+    credits_.give_back(pkt.in_link, pkt.priority, pkt.charged, in.latency);
+  }
   if (in.control != Control::credit && !buffer_.admit(pkt, in.to, in, ports_[pkt.path->links[pkt.hop + 1]])) {
     ++stats_.drops;
     ++in.counters.drops;
@@ -214,7 +223,7 @@ void Egress::arrive(uint32_t p) {
 void Egress::leave_node(const Packet& pkt, NodeIndex node) {
   const EgressPort& in = ports_[pkt.in_link];
   if (in.control == Control::credit) {
-    credits_.give_back(pkt.in_link, pkt.priority, pkt.charged, in.latency);
+    if (!in.into_memory) credits_.give_back(pkt.in_link, pkt.priority, pkt.charged, in.latency);
     return;
   }
   buffer_.leave(pkt, node);

@@ -16,6 +16,7 @@
 #include "topologies/builders.h"
 #include "topologies/catalogue/links.h"
 #include "topologies/clusters.h"
+#include "topologies/systems.h"
 
 using namespace weft;
 using namespace weft::testing;  // packet_runs.h: links, flows, incast
@@ -207,4 +208,27 @@ TEST_CASE("packet: a network switch forwards cut-through once the header is in",
   config.switches.cut_through = false;
   const Run stored = run_flows(t, {{t.gpus()[0], t.gpus()[1], 4096, Time()}}, config);
   CHECK(seconds(stored.makespan) == Approx(2e-6 + 2 * packet).epsilon(1e-6));
+}
+
+// NCCL sends nothing peer-to-peer across a host bridge, so what crosses a CPU is in host memory. Two
+// 2-socket boxes without P2P, one NIC on socket 0: the far socket's traffic to and from the network
+// and the SHM hairpins share the root ports. Held in the CPU's input buffers, they tied both
+// directions of a root port's link into one PFC cycle through the switch (a deadlock at 10 ms).
+TEST_CASE("packet: a CPU takes packets into host memory: no-P2P boxes exchange all-to-all", "[packet]") {
+  ClusterSpec spec = system_spec("pcie-3090x8-nvlink");
+  spec.nodes = 2;
+  Topology t = build_cluster(spec);
+  const std::vector<NodeIndex>& gpus = t.gpus();
+  std::vector<Flow> flows;
+  for (NodeIndex src : gpus) {
+    for (NodeIndex dst : gpus) {
+      if (src != dst) flows.push_back({src, dst, 4u << 20, Time()});
+    }
+  }
+  Run run;
+  REQUIRE_NOTHROW(run = run_flows(t, flows, packet::packet_profile("roce")));  // a deadlock throws ModelError
+  CHECK_FALSE(run.stats.deadlocked);
+  CHECK(run.stats.drops == 0);
+  // Each NIC sends 8 x 8 x 4 MiB at 100 Gbit/s at best (268 MB at 12.5 GB/s = 21.5 ms).
+  CHECK(run.makespan.microseconds() > 21'474.0);
 }
