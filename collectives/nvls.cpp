@@ -8,6 +8,10 @@
 namespace weft {
 namespace {
 
+// NCCL_STEPS (src/include/device.h): the slots of a connection's FIFO. NVLSTree's Simple primitives take one
+// slot per chunk (ProtoSimple<1, 1>: a slice per chunk, a step per slice).
+constexpr int64_t kNvlsTreeFifoChunks = 8;
+
 // Groups: [0, n) reduce into rank g (all sources, destination g); [n, 2n) multicast from rank g.
 void add_groups(Schedule& s, uint32_t ranks) {
   std::vector<uint32_t> all(ranks);
@@ -74,32 +78,49 @@ Schedule nvls_tree_all_reduce(uint32_t nodes, uint32_t gpus_per_node, Bytes size
   uint64_t loops = std::max<uint64_t>(1, (shard + o.chunk.count() - 1) / o.chunk.count());
   uint64_t chunk = (shard + loops - 1) / loops;
   uint64_t piece = (chunk + nodes - 1) / nodes;  // a ring over the nodes moves chunk / nodes per step
-  auto stream_of = [&](uint32_t channel, uint32_t rank) { return static_cast<int32_t>(channel * ranks + rank); };
-  for (uint32_t c = 0; c < o.channels; ++c) {
-    for (uint32_t r = 0; r < ranks; ++r) {
-      Stream stream{r, c, {}};
-      stream.runs.reserve(loops * 4);
-      const uint32_t node = r / g, local = r % g;
-      const uint32_t next = (node + 1) % nodes * g + local, previous = (node + nodes - 1) % nodes * g + local;
-      // Per chunk, pipelined across chunks by the in-flight window: reduce in the node, ring over the
-      // nodes (step j forwards what step j - 1 of the previous node brought; the first waits for this
-      // rank's reduction), multicast in the node once the chunk came back.
-      for (uint64_t k = 0; k < loops; ++k) {
-        append_run(stream, {1, StepKind::group, r, Bytes(chunk)});
-        StepRun first{1, StepKind::send, next, Bytes(piece)};
-        first.wait_stream = stream_of(c, r);
-        first.wait_offset = -1;
-        append_run(stream, first);
-        StepRun rest{2 * (nodes - 1) - 1, StepKind::send, next, Bytes(piece)};  // alike: one run
-        rest.wait_stream = stream_of(c, previous);
-        rest.wait_offset = -1;
-        append_run(stream, rest);
-        StepRun multicast{1, StepKind::group, ranks + r, Bytes(chunk)};
-        multicast.wait_stream = stream_of(c, r);
-        multicast.wait_offset = -1;
-        append_run(stream, multicast);
+  // NCCL's kernel gives each phase warps of its own (all_reduce.h, NVLS_TREE: reduce warps pull a
+  // chunk from the switches and send it to the network, broadcast warps take it back and multicast
+  // it), so the phases of successive chunks overlap; only the FIFO of the connection between them,
+  // NCCL_STEPS chunks deep, holds the reduction back. Per channel and rank: stream 0 reduces, stream
+  // 1 carries the ring over the nodes, stream 2 multicasts.
+  const auto net_steps = static_cast<int64_t>(2 * (nodes - 1));
+  auto stream_of = [&](uint32_t phase, uint32_t channel, uint32_t rank) {
+    return static_cast<int32_t>((phase * o.channels + channel) * ranks + rank);
+  };
+  auto offset = [](int64_t target, int64_t at) { return static_cast<int32_t>(target - at); };
+  for (uint32_t phase = 0; phase < 3; ++phase) {
+    for (uint32_t c = 0; c < o.channels; ++c) {
+      for (uint32_t r = 0; r < ranks; ++r) {
+        const uint32_t node = r / g, local = r % g;
+        const uint32_t next = (node + 1) % nodes * g + local, previous = (node + nodes - 1) % nodes * g + local;
+        Stream stream{r, c, {}};
+        for (uint64_t k = 0; k < loops; ++k) {
+          const auto loop = static_cast<int64_t>(k);
+          if (phase == 0) {  // reduce chunk k once the network took chunk k - NCCL_STEPS
+            StepRun reduce{1, StepKind::group, r, Bytes(chunk)};
+            reduce.wait_stream = stream_of(1, c, r);
+            reduce.wait_offset = offset((loop - kNvlsTreeFifoChunks) * net_steps, loop);
+            append_run(stream, reduce);
+          } else if (phase == 1) {  // the first step sends this rank's reduction, each later one forwards
+            StepRun first{1, StepKind::send, next, Bytes(piece)};
+            first.wait_stream = stream_of(0, c, r);
+            first.wait_offset = offset(loop, loop * net_steps);
+            append_run(stream, first);
+            StepRun rest{static_cast<uint32_t>(net_steps - 1), StepKind::send, next, Bytes(piece)};
+            rest.wait_stream = stream_of(1, c, previous);  // what step j - 1 of the previous node brought
+            rest.wait_offset = -1;
+            append_run(stream, rest);
+          } else {  // multicast once this rank sent its last piece and the previous node's arrived
+            StepRun multicast{1, StepKind::group, ranks + r, Bytes(chunk)};
+            multicast.wait_stream = stream_of(1, c, r);
+            multicast.wait_offset = offset((loop + 1) * net_steps - 1, loop);
+            multicast.also_wait_stream = stream_of(1, c, previous);
+            multicast.also_wait_offset = multicast.wait_offset;
+            append_run(stream, multicast);
+          }
+        }
+        s.streams.push_back(std::move(stream));
       }
-      s.streams.push_back(std::move(stream));
     }
   }
   return s;
