@@ -40,6 +40,7 @@ EgressPort& Egress::set_up(LinkId l, Control control) {
   p.control = control;
   p.from_switch = topology_.node(p.from).kind == NodeKind::network_switch;
   p.into_memory = topology_.node(p.to).kind == NodeKind::cpu;
+  p.host_link = link.kind == LinkKind::pcie || link.kind == LinkKind::inter_socket;
   const uint32_t head = forward_after(topology_.node(p.to).kind, p);
   p.cut_through = head > 0;
   p.head = transmit_time(Bytes(head), Bandwidth::bps(p.rate));
@@ -140,7 +141,10 @@ void Egress::transmit(LinkId link, uint32_t p) {
   EgressPort& port = ports_[link];
   Packet& pkt = packets_[p];
   uint32_t wire = port.wire_bytes(pkt);
-  pkt.charged = port.control == Control::credit ? credits_.take(link, pkt.priority, wire) : wire;
+  if (!port.host_link) pkt.read = false;  // on the wire or NVLink it is sent again, and written at the far end
+  pkt.charged = takes_no_credits(port, pkt)           ? 0
+                : port.control == Control::credit ? credits_.take(link, pkt.priority, wire)
+                                                  : wire;
   if (config_.ecn.enabled && pkt.kind == Kind::data && !pkt.ecn && port.from_switch) mark_ecn(port, pkt);
   pkt.in_link = port.link;
   port.busy = true;
@@ -194,7 +198,9 @@ void Egress::arrive(uint32_t p) {
   EgressPort& in = ports_[pkt.in_link];
   if (pkt.hop + 1u == pkt.path->links.size()) {
     // The host takes it at once: give the last link its credits back (Ethernet hosts buffer nothing).
-    if (in.control == Control::credit) credits_.give_back(pkt.in_link, pkt.priority, pkt.charged, in.latency);
+    if (in.control == Control::credit && pkt.charged > 0) {
+      credits_.give_back(pkt.in_link, pkt.priority, pkt.charged, in.latency);
+    }
     receiver_.deliver(p);
     return;
   }
@@ -204,7 +210,8 @@ void Egress::arrive(uint32_t p) {
   // the ingress buffer never ties one direction of a PCIe link to the other (which deadlocked two
   // 2-socket no-P2P nodes: RX to the far socket and SHM hairpins shared one root-port buffer).
   if (in.control == Control::credit && in.into_memory) {
-    credits_.give_back(pkt.in_link, pkt.priority, pkt.charged, in.latency);
+    if (pkt.charged > 0) credits_.give_back(pkt.in_link, pkt.priority, pkt.charged, in.latency);
+    pkt.read = true;  // what leaves memory is read by the next device (a GPU, a NIC, the other socket)
   }
   if (in.control != Control::credit && !buffer_.admit(pkt, in.to, in, ports_[pkt.path->links[pkt.hop + 1]])) {
     ++stats_.drops;
@@ -223,7 +230,7 @@ void Egress::arrive(uint32_t p) {
 void Egress::leave_node(const Packet& pkt, NodeIndex node) {
   const EgressPort& in = ports_[pkt.in_link];
   if (in.control == Control::credit) {
-    if (!in.into_memory) credits_.give_back(pkt.in_link, pkt.priority, pkt.charged, in.latency);
+    if (!in.into_memory && pkt.charged > 0) credits_.give_back(pkt.in_link, pkt.priority, pkt.charged, in.latency);
     return;
   }
   buffer_.leave(pkt, node);

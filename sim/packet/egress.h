@@ -53,8 +53,16 @@ class Egress {
   bool pick_queued(EgressPort& port, uint32_t& packet);
   bool pick_dwrr(EgressPort& port, uint32_t& packet);
   bool ready(const EgressPort& port, int priority) const {
-    return (port.nonempty >> priority & 1) &&
-           sendable(port, static_cast<uint8_t>(priority), port.wire_bytes(packets_[port.queue[priority].front()]));
+    if (!(port.nonempty >> priority & 1)) return false;
+    const Packet& pkt = packets_[port.queue[priority].front()];
+    if (takes_no_credits(port, pkt)) return pfc_.paused_until(port.link, static_cast<uint8_t>(priority)) <= engine_.now();
+    return sendable(port, static_cast<uint8_t>(priority), port.wire_bytes(pkt));
+  }
+  // A read from host memory comes back as PCIe completions, for which the reader keeps room before
+  // it asks (endpoints advertise infinite completion credits, PCIe Base Spec 2.6.1): nothing on the
+  // way waits for credits, so it never blocks the writes queued behind it.
+  static bool takes_no_credits(const EgressPort& port, const Packet& pkt) {
+    return pkt.read && port.host_link && port.control == Control::credit;
   }
   static bool take(EgressPort& port, int priority, uint32_t& packet) {
     packet = port.queue[priority].pop();

@@ -28,6 +28,7 @@ struct EgressPort {
   Control control = Control::credit;
   bool from_switch = false;  // leaves a network switch: ECN marks here
   bool cut_through = false;  // the far end forwards a packet once `head` of it is in
+  bool host_link = false;    // PCIe or CPU-to-CPU: a packet read from host memory takes no credits here
   bool into_memory = false;  // the far end is a CPU: a packet reaching it is in host memory (see Egress::arrive)
   Time head;                 // serialisation of the bytes the far end takes in before it forwards
   bool busy = false;

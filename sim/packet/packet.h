@@ -26,6 +26,7 @@ struct Packet {
   Kind kind = Kind::data;
   uint8_t priority = 0;
   bool ecn = false;  // congestion experienced
+  bool read = false;  // left host memory: its consumer reads it, so host links hold no credits for it
 };
 
 // Packets in flight, by index. Slots are reused, so a packet's index is valid from acquire() to
