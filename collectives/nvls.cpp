@@ -62,7 +62,7 @@ Schedule nvls_tree_all_reduce(uint32_t nodes, uint32_t gpus_per_node, Bytes size
   s.name = "all_reduce/nvls_tree";
   s.ranks = ranks;
   s.size = size;
-  s.max_in_flight = std::max<uint32_t>(1, o.in_flight);
+  s.max_in_flight = static_cast<uint32_t>(kNvlsTreeFifoChunks);  // per stream: a connection's FIFO slots
   // Groups: [0, ranks) reduce into rank r from its node; [ranks, 2 ranks) multicast from r to its node.
   for (uint32_t r = 0; r < ranks; ++r) {
     std::vector<uint32_t> node;

@@ -15,7 +15,7 @@ namespace weft {
 struct NvlsOptions {
   uint32_t channels = 16;   // NCCL's NVLS channels on a Hopper node ("16 nvls channels", nccl_model.md §5)
   Bytes chunk{128 * 1024};  // NCCL_NVLS_CHUNKSIZE, src/transport/nvls.cc (nccl_model.md §8)
-  uint32_t in_flight = 2;   // a chunk's multicast overlaps the next chunk's reduction
+  uint32_t in_flight = 2;   // NVLS: a chunk's multicast overlaps the next chunk's reduction (NVLSTree: NCCL_STEPS)
 };
 
 // all_reduce (reduce then multicast), reduce_scatter (reduce only; size = the input of all ranks)

@@ -142,7 +142,7 @@ void Egress::transmit(LinkId link, uint32_t p) {
   Packet& pkt = packets_[p];
   uint32_t wire = port.wire_bytes(pkt);
   if (!port.host_link) pkt.read = false;  // on the wire or NVLink it is sent again, and written at the far end
-  pkt.charged = takes_no_credits(port, pkt)           ? 0
+  pkt.charged = takes_no_credits(port, pkt)       ? 0
                 : port.control == Control::credit ? credits_.take(link, pkt.priority, wire)
                                                   : wire;
   if (config_.ecn.enabled && pkt.kind == Kind::data && !pkt.ecn && port.from_switch) mark_ecn(port, pkt);

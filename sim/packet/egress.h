@@ -55,7 +55,8 @@ class Egress {
   bool ready(const EgressPort& port, int priority) const {
     if (!(port.nonempty >> priority & 1)) return false;
     const Packet& pkt = packets_[port.queue[priority].front()];
-    if (takes_no_credits(port, pkt)) return pfc_.paused_until(port.link, static_cast<uint8_t>(priority)) <= engine_.now();
+    if (takes_no_credits(port, pkt))
+      return pfc_.paused_until(port.link, static_cast<uint8_t>(priority)) <= engine_.now();
     return sendable(port, static_cast<uint8_t>(priority), port.wire_bytes(pkt));
   }
   // A read from host memory comes back as PCIe completions, for which the reader keeps room before

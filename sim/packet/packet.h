@@ -25,7 +25,7 @@ struct Packet {
   uint16_t echo = 0;     // ack: ECN-marked packets acknowledged since the previous ack
   Kind kind = Kind::data;
   uint8_t priority = 0;
-  bool ecn = false;  // congestion experienced
+  bool ecn = false;   // congestion experienced
   bool read = false;  // left host memory: its consumer reads it, so host links hold no credits for it
 };
 
