@@ -18,6 +18,8 @@ only shrinks: a listed miss that now agrees fails the run until its line is remo
   agreement.py WEFT [--full] [--jobs N] [--csv FILE]
 The short form (CI) covers 1 and 2 nodes, all_reduce, 1 MiB; --full runs the whole matrix: 1, 2 and 4
 nodes, all_reduce, all_gather, reduce_scatter and all_to_all, 1 MiB, 64 MiB and 1 GiB.
+Both forms also run MoE expert-parallel dispatch as DeepEP's kernels do (weft ep: normal and
+low-latency, 128 tokens per rank, 576 experts so that every rank count divides them).
 """
 import argparse
 import concurrent.futures
@@ -30,6 +32,8 @@ import sys
 TOLERANCE = {"packet": 0.05, "simgrid": 0.01}
 TIMEOUT_S = 120  # per run: a hang, or a run this slow, fails the suite
 MIB = 1 << 20
+EP_KERNELS = ("normal", "low-latency")
+EP_ARGS = ["--phase", "dispatch", "--tokens", "128", "--experts", "576"]  # simgrid runs one phase
 
 # (preset, fabric, algorithm/protocol) -> the mechanism that makes the difference real.
 # None today: the credit-loop head-of-line blocking named here for three PCIe lines went when CPUs took
@@ -38,6 +42,9 @@ KNOWN = {}
 
 # (preset, fabric) the short form does not run, with why; the full form runs them.
 TOO_SLOW_FOR_CI = {}
+# Presets whose expert-parallel cases only the full form runs, with why.
+EP_TOO_SLOW_FOR_CI = {"gb200-nvl72": "144 ranks exchanging 128 tokens each: 30 to 80 s a run on packet, "
+                                     "over TIMEOUT_S on simgrid"}
 
 
 def open_misses():
@@ -81,6 +88,13 @@ def pairs(weft, preset, nodes, op, size):
 
 
 def time_us(weft, preset, nodes, op, size, pair, fabric):
+    if op == "ep":
+        cmd = [weft, "ep", "--system", preset, "--nodes", str(nodes), "--kernel", pair[0], "--fabric", fabric,
+               "--format", "csv"] + EP_ARGS
+        out, err = run(cmd)
+        if out is None:
+            return None, err
+        return float(list(csv.DictReader(out.splitlines()))[-1]["time_us"]), ""
     cmd = [weft, "collective", "--system", preset, "--nodes", str(nodes), "--op", op, "-b", str(size),
            "-e", str(size), "--fabric", fabric, "--format", "csv"]
     if pair:
@@ -154,7 +168,16 @@ def cases(weft, full):
                         problems.append(f"{preset} x{nodes} {op} {size}: --explain failed: {err}")
                         continue
                     out += [(preset, nodes, op, size, pair) for pair in found]
+            if full or preset not in EP_TOO_SLOW_FOR_CI:
+                out += [(preset, nodes, "ep", 0, (kernel,)) for kernel in EP_KERNELS]
     return out, problems
+
+
+def case_name(case):
+    preset, nodes, op, size, pair = case
+    if op == "ep":
+        return f"{preset} x{nodes} ep {pair[0]} dispatch"
+    return f"{preset} x{nodes} {op} {size // MIB}MiB {'/'.join(pair) if pair else 'p2p'}"
 
 
 def main():
@@ -171,6 +194,8 @@ def main():
     if not a.full:
         for (preset, fabric), why in TOO_SLOW_FOR_CI.items():
             print(f"SKIP {preset}: {fabric} in the short form (make agreement runs it): {why}")
+        for preset, why in EP_TOO_SLOW_FOR_CI.items():
+            print(f"SKIP {preset}: expert-parallel dispatch in the short form (make agreement runs it): {why}")
     baseline = open_misses()
     failed, known, opened, passed = len(problems), 0, 0, 0
     for p in problems:
@@ -179,7 +204,7 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         for case, times, errors, verdicts in pool.map(lambda c: check_case(a.weft, c, a.full), todo):
             preset, nodes, op, size, pair = case
-            name = f"{preset} x{nodes} {op} {size // MIB}MiB {'/'.join(pair) if pair else 'p2p'}"
+            name = case_name(case)
             rows.append([preset, nodes, op, size, "/".join(pair) if pair else "p2p"] +
                         [times[f] if times[f] is not None else "" for f in ("flow", "packet", "simgrid", "analytic")])
             bad, notes = judge(name, times, errors, verdicts, baseline)
