@@ -54,6 +54,65 @@ Schedule nvls_schedule(CollectiveOp op, uint32_t ranks, Bytes size, const NvlsOp
   return s;
 }
 
+namespace {
+
+// The shape of an NVLSTree all-reduce. NCCL's kernel gives each phase warps of its own (all_reduce.h,
+// NVLS_TREE: reduce warps pull a chunk from the switches and send it to the network, broadcast warps
+// take it back and multicast it), so the phases of successive chunks overlap; only the FIFO of the
+// connection between them, NCCL_STEPS chunks deep, holds the reduction back. Per channel and rank:
+// stream phase 0 reduces, phase 1 carries the ring over the nodes, phase 2 multicasts.
+struct NvlsTree {
+  uint32_t nodes, g, ranks, channels;
+  uint64_t loops, chunk, piece;
+  int64_t net_steps;  // the ring over the nodes: 2 (N - 1) steps per chunk
+
+  int32_t stream(uint32_t phase, uint32_t channel, uint32_t rank) const {
+    return static_cast<int32_t>((phase * channels + channel) * ranks + rank);
+  }
+  static int32_t offset(int64_t target, int64_t at) { return static_cast<int32_t>(target - at); }
+
+  // Loop k of stream (phase, c, r).
+  void append_loop(Stream& s, uint32_t phase, uint32_t c, uint32_t r, int64_t k) const {
+    const uint32_t node = r / g, local = r % g;
+    const uint32_t next = (node + 1) % nodes * g + local, previous = (node + nodes - 1) % nodes * g + local;
+    if (phase == 0) {  // reduce chunk k once the network took chunk k - NCCL_STEPS
+      StepRun reduce{1, StepKind::group, r, Bytes(chunk)};
+      reduce.wait_stream = stream(1, c, r);
+      reduce.wait_offset = offset((k - kNvlsTreeFifoChunks) * net_steps, k);
+      append_run(s, reduce);
+    } else if (phase == 1) {  // the first step sends this rank's reduction, each later one forwards
+      StepRun first{1, StepKind::send, next, Bytes(piece)};
+      first.wait_stream = stream(0, c, r);
+      first.wait_offset = offset(k, k * net_steps);
+      append_run(s, first);
+      StepRun rest{static_cast<uint32_t>(net_steps - 1), StepKind::send, next, Bytes(piece)};
+      rest.wait_stream = stream(1, c, previous);  // what step j - 1 of the previous node brought
+      rest.wait_offset = -1;
+      append_run(s, rest);
+    } else {  // multicast once this rank sent its last piece and the previous node's arrived
+      StepRun multicast{1, StepKind::group, ranks + r, Bytes(chunk)};
+      multicast.wait_stream = stream(1, c, r);
+      multicast.wait_offset = offset((k + 1) * net_steps - 1, k);
+      multicast.also_wait_stream = stream(1, c, previous);
+      multicast.also_wait_offset = multicast.wait_offset;
+      append_run(s, multicast);
+    }
+  }
+};
+
+// Groups: [0, ranks) reduce into rank r from its node; [ranks, 2 ranks) multicast from r to its node.
+void add_node_groups(Schedule& s, uint32_t ranks, uint32_t g) {
+  auto node_of = [g](uint32_t r) {
+    std::vector<uint32_t> node;
+    for (uint32_t l = 0; l < g; ++l) node.push_back(r / g * g + l);
+    return node;
+  };
+  for (uint32_t r = 0; r < ranks; ++r) s.groups.push_back({node_of(r), {r}});
+  for (uint32_t r = 0; r < ranks; ++r) s.groups.push_back({{r}, node_of(r)});
+}
+
+}  // namespace
+
 Schedule nvls_tree_all_reduce(uint32_t nodes, uint32_t gpus_per_node, Bytes size, const NvlsOptions& o) {
   if (nodes < 2 || gpus_per_node < 2) throw ConfigError("NVLSTree needs at least 2 nodes of at least 2 GPUs");
   if (o.channels < 1 || o.chunk.count() == 0) throw ConfigError("NVLS: channels and chunk must be positive");
@@ -63,62 +122,17 @@ Schedule nvls_tree_all_reduce(uint32_t nodes, uint32_t gpus_per_node, Bytes size
   s.ranks = ranks;
   s.size = size;
   s.max_in_flight = static_cast<uint32_t>(kNvlsTreeFifoChunks);  // per stream: a connection's FIFO slots
-  // Groups: [0, ranks) reduce into rank r from its node; [ranks, 2 ranks) multicast from r to its node.
-  for (uint32_t r = 0; r < ranks; ++r) {
-    std::vector<uint32_t> node;
-    for (uint32_t l = 0; l < g; ++l) node.push_back(r / g * g + l);
-    s.groups.push_back({node, {r}});
-  }
-  for (uint32_t r = 0; r < ranks; ++r) {
-    std::vector<uint32_t> node;
-    for (uint32_t l = 0; l < g; ++l) node.push_back(r / g * g + l);
-    s.groups.push_back({{r}, node});
-  }
-  uint64_t shard = (size.count() + uint64_t{g} * o.channels - 1) / (uint64_t{g} * o.channels);
-  uint64_t loops = std::max<uint64_t>(1, (shard + o.chunk.count() - 1) / o.chunk.count());
-  uint64_t chunk = (shard + loops - 1) / loops;
-  uint64_t piece = (chunk + nodes - 1) / nodes;  // a ring over the nodes moves chunk / nodes per step
-  // NCCL's kernel gives each phase warps of its own (all_reduce.h, NVLS_TREE: reduce warps pull a
-  // chunk from the switches and send it to the network, broadcast warps take it back and multicast
-  // it), so the phases of successive chunks overlap; only the FIFO of the connection between them,
-  // NCCL_STEPS chunks deep, holds the reduction back. Per channel and rank: stream 0 reduces, stream
-  // 1 carries the ring over the nodes, stream 2 multicasts.
-  const auto net_steps = static_cast<int64_t>(2 * (nodes - 1));
-  auto stream_of = [&](uint32_t phase, uint32_t channel, uint32_t rank) {
-    return static_cast<int32_t>((phase * o.channels + channel) * ranks + rank);
-  };
-  auto offset = [](int64_t target, int64_t at) { return static_cast<int32_t>(target - at); };
+  add_node_groups(s, ranks, g);
+  const uint64_t shard = (size.count() + uint64_t{g} * o.channels - 1) / (uint64_t{g} * o.channels);
+  const uint64_t loops = std::max<uint64_t>(1, (shard + o.chunk.count() - 1) / o.chunk.count());
+  const uint64_t chunk = (shard + loops - 1) / loops;
+  const uint64_t piece = (chunk + nodes - 1) / nodes;  // a ring over the nodes moves chunk / nodes per step
+  const NvlsTree tree{nodes, g, ranks, o.channels, loops, chunk, piece, 2 * static_cast<int64_t>(nodes - 1)};
   for (uint32_t phase = 0; phase < 3; ++phase) {
     for (uint32_t c = 0; c < o.channels; ++c) {
       for (uint32_t r = 0; r < ranks; ++r) {
-        const uint32_t node = r / g, local = r % g;
-        const uint32_t next = (node + 1) % nodes * g + local, previous = (node + nodes - 1) % nodes * g + local;
         Stream stream{r, c, {}};
-        for (uint64_t k = 0; k < loops; ++k) {
-          const auto loop = static_cast<int64_t>(k);
-          if (phase == 0) {  // reduce chunk k once the network took chunk k - NCCL_STEPS
-            StepRun reduce{1, StepKind::group, r, Bytes(chunk)};
-            reduce.wait_stream = stream_of(1, c, r);
-            reduce.wait_offset = offset((loop - kNvlsTreeFifoChunks) * net_steps, loop);
-            append_run(stream, reduce);
-          } else if (phase == 1) {  // the first step sends this rank's reduction, each later one forwards
-            StepRun first{1, StepKind::send, next, Bytes(piece)};
-            first.wait_stream = stream_of(0, c, r);
-            first.wait_offset = offset(loop, loop * net_steps);
-            append_run(stream, first);
-            StepRun rest{static_cast<uint32_t>(net_steps - 1), StepKind::send, next, Bytes(piece)};
-            rest.wait_stream = stream_of(1, c, previous);  // what step j - 1 of the previous node brought
-            rest.wait_offset = -1;
-            append_run(stream, rest);
-          } else {  // multicast once this rank sent its last piece and the previous node's arrived
-            StepRun multicast{1, StepKind::group, ranks + r, Bytes(chunk)};
-            multicast.wait_stream = stream_of(1, c, r);
-            multicast.wait_offset = offset((loop + 1) * net_steps - 1, loop);
-            multicast.also_wait_stream = stream_of(1, c, previous);
-            multicast.also_wait_offset = multicast.wait_offset;
-            append_run(stream, multicast);
-          }
-        }
+        for (uint64_t k = 0; k < loops; ++k) tree.append_loop(stream, phase, c, r, static_cast<int64_t>(k));
         s.streams.push_back(std::move(stream));
       }
     }

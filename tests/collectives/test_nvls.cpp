@@ -14,7 +14,7 @@ TEST_CASE("nvls: each rank's bytes go up once and come down once", "[nvls]") {
   // chunks: S in all) and the source of its own chunk's multicast (S/n): S(1 + 1/n) out.
   const uint32_t n = 8;
   const uint64_t size = 64ULL << 20;
-  Schedule s = nvls_schedule(CollectiveOp::all_reduce, n, Bytes(size), {16, Bytes(128 * 1024), 2});
+  Schedule s = nvls_schedule(CollectiveOp::all_reduce, n, Bytes(size), {16, Bytes(uint64_t{128} * 1024), 2});
   validate(s);
   for (uint64_t sent : bytes_sent_by_rank(s)) CHECK(sent == size + size / n);
   Schedule gather = nvls_schedule(CollectiveOp::all_gather, n, Bytes(size), {});
@@ -61,7 +61,7 @@ TEST_CASE("nvls tree: reduce in the node, ring across nodes, multicast back", "[
   // 2 nodes x 8 GPUs, 64 MiB, 16 channels: a rank's shard per channel is 64 MiB / 128 = 512 KiB in
   // 4 chunks of 128 KiB. It sends: to the 8 reduce groups of its node, 8 x its chunk per loop = S in
   // all (64 MiB); over the nodes, 2(N-1) steps of chunk/N per loop = S/8 (8 MiB); its multicast, S/8.
-  Schedule s = nvls_tree_all_reduce(2, 8, Bytes(64ULL << 20), {16, Bytes(128 * 1024), 2});
+  Schedule s = nvls_tree_all_reduce(2, 8, Bytes(64ULL << 20), {16, Bytes(uint64_t{128} * 1024), 2});
   validate(s);
   for (uint64_t sent : bytes_sent_by_rank(s)) CHECK(sent == (64ULL << 20) + (8ULL << 20) + (8ULL << 20));
   ClusterSpec spec = system_spec("dgx-h100");
@@ -82,7 +82,7 @@ TEST_CASE("nvls tree: each phase has warps of its own, so chunks overlap and the
   spec.nodes = 2;
   Topology t = build_cluster(spec);
   const uint64_t size = 64ULL << 20;
-  Schedule s = nvls_tree_all_reduce(2, 8, Bytes(size), {16, Bytes(128 * 1024), 2});
+  Schedule s = nvls_tree_all_reduce(2, 8, Bytes(size), {16, Bytes(uint64_t{128} * 1024), 2});
   const double nic = size / 8.0 / (400e9 / 8 * 4096 / 4174);
   const double nvlink = size / (18 * 25e9 * 256 / 272);
   double flow = simulate(s, t, {"flow"}).time.seconds();
