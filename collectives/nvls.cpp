@@ -2,15 +2,14 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <array>
 
+#include "collectives/ring.h"
+#include "collectives/tree.h"
 #include "sim/core/errors.h"
 
 namespace weft {
 namespace {
-
-// NCCL_STEPS (src/include/device.h): the slots of a connection's FIFO. NVLSTree's Simple primitives take one
-// slot per chunk (ProtoSimple<1, 1>: a slice per chunk, a step per slice).
-constexpr int64_t kNvlsTreeFifoChunks = 8;
 
 // Groups: [0, n) reduce into rank g (all sources, destination g); [n, 2n) multicast from rank g.
 void add_groups(Schedule& s, uint32_t ranks) {
@@ -54,51 +53,9 @@ Schedule nvls_schedule(CollectiveOp op, uint32_t ranks, Bytes size, const NvlsOp
   return s;
 }
 
+// ---- NVLSTree: NVLS inside each node, NCCL's double binary tree across them ----
+
 namespace {
-
-// The shape of an NVLSTree all-reduce. NCCL's kernel gives each phase warps of its own (all_reduce.h,
-// NVLS_TREE: reduce warps pull a chunk from the switches and send it to the network, broadcast warps
-// take it back and multicast it), so the phases of successive chunks overlap; only the FIFO of the
-// connection between them, NCCL_STEPS chunks deep, holds the reduction back. Per channel and rank:
-// stream phase 0 reduces, phase 1 carries the ring over the nodes, phase 2 multicasts.
-struct NvlsTree {
-  uint32_t nodes, g, ranks, channels;
-  uint64_t loops, chunk, piece;
-  int64_t net_steps;  // the ring over the nodes: 2 (N - 1) steps per chunk
-
-  int32_t stream(uint32_t phase, uint32_t channel, uint32_t rank) const {
-    return static_cast<int32_t>((phase * channels + channel) * ranks + rank);
-  }
-  static int32_t offset(int64_t target, int64_t at) { return static_cast<int32_t>(target - at); }
-
-  // Loop k of stream (phase, c, r).
-  void append_loop(Stream& s, uint32_t phase, uint32_t c, uint32_t r, int64_t k) const {
-    const uint32_t node = r / g, local = r % g;
-    const uint32_t next = (node + 1) % nodes * g + local, previous = (node + nodes - 1) % nodes * g + local;
-    if (phase == 0) {  // reduce chunk k once the network took chunk k - NCCL_STEPS
-      StepRun reduce{1, StepKind::group, r, Bytes(chunk)};
-      reduce.wait_stream = stream(1, c, r);
-      reduce.wait_offset = offset((k - kNvlsTreeFifoChunks) * net_steps, k);
-      append_run(s, reduce);
-    } else if (phase == 1) {  // the first step sends this rank's reduction, each later one forwards
-      StepRun first{1, StepKind::send, next, Bytes(piece)};
-      first.wait_stream = stream(0, c, r);
-      first.wait_offset = offset(k, k * net_steps);
-      append_run(s, first);
-      StepRun rest{static_cast<uint32_t>(net_steps - 1), StepKind::send, next, Bytes(piece)};
-      rest.wait_stream = stream(1, c, previous);  // what step j - 1 of the previous node brought
-      rest.wait_offset = -1;
-      append_run(s, rest);
-    } else {  // multicast once this rank sent its last piece and the previous node's arrived
-      StepRun multicast{1, StepKind::group, ranks + r, Bytes(chunk)};
-      multicast.wait_stream = stream(1, c, r);
-      multicast.wait_offset = offset((k + 1) * net_steps - 1, k);
-      multicast.also_wait_stream = stream(1, c, previous);
-      multicast.also_wait_offset = multicast.wait_offset;
-      append_run(s, multicast);
-    }
-  }
-};
 
 // Groups: [0, ranks) reduce into rank r from its node; [ranks, 2 ranks) multicast from r to its node.
 void add_node_groups(Schedule& s, uint32_t ranks, uint32_t g) {
@@ -111,6 +68,99 @@ void add_node_groups(Schedule& s, uint32_t ranks, uint32_t g) {
   for (uint32_t r = 0; r < ranks; ++r) s.groups.push_back({{r}, node_of(r)});
 }
 
+// One channel's streams. NCCL's kernel gives each phase warps of its own (all_reduce.h, NVLS_TREE:
+// reduce warps pull a chunk from the switches, add the tree children's and send it up; broadcast
+// warps take the result from the parent, send it down and multicast it), so the phases of
+// successive chunks overlap, held back only by the connections' FIFOs, NCCL_STEPS chunks deep. The
+// ranks of one local index are the heads of one NVLS part; across the nodes they form the channel's
+// tree of ncclGetDtree (src/graph/connect.cc: channel c takes tree c % 2). Every stream has one step
+// per chunk, so a step waits for step k of the stream it names (offset 0).
+class NvlsTreeChannel {
+ public:
+  NvlsTreeChannel(Schedule& s, const TreeLinks& nodes, uint32_t g, uint32_t channel, uint64_t loops, uint64_t chunk)
+      : s_(s), nodes_(nodes), g_(g), channel_(channel), loops_(loops), chunk_(chunk) {}
+
+  void build() {
+    const auto ranks = static_cast<uint32_t>(nodes_.parent.size() * g_);
+    reduce_.assign(ranks, -1);
+    up_.assign(ranks, -1);
+    down_into_.assign(ranks, -1);
+    for (uint32_t r = 0; r < ranks; ++r) {
+      reduce_[r] = add_stream(r);
+      if (nodes_.parent[r / g_] >= 0) up_[r] = add_stream(r);
+      for (uint32_t child : nodes_.children[r / g_]) down_into_[child * g_ + r % g_] = add_stream(r);
+    }
+    for (uint32_t r = 0; r < ranks; ++r) build_rank(r, ranks);
+  }
+
+ private:
+  void build_rank(uint32_t r, uint32_t ranks) {
+    const uint32_t node = r / g_, local = r % g_;
+    const int32_t multicast = add_stream(r);
+    // Reduce chunk k once chunk k - NCCL_STEPS has been multicast: the FIFOs between are full.
+    StepRun reduce{static_cast<uint32_t>(loops_), StepKind::group, r, Bytes(chunk_)};
+    reduce.wait_stream = multicast;
+    reduce.wait_offset = -static_cast<int32_t>(kNcclSteps);
+    append_run(stream(reduce_[r]), reduce);
+    std::vector<int32_t> inputs{reduce_[r]};  // chunk k reduced in the node and below it in the tree
+    for (uint32_t child : nodes_.children[node]) inputs.push_back(up_[child * g_ + local]);
+    const StepRun below = join(r, inputs);
+    if (up_[r] >= 0) send(up_[r], static_cast<uint32_t>(nodes_.parent[node]) * g_ + local, below);
+    const StepRun result = up_[r] >= 0 ? waits(down_into_[r], -1) : below;  // the final chunk k
+    for (uint32_t child : nodes_.children[node]) send(down_into_[child * g_ + local], child * g_ + local, result);
+    StepRun out = result;
+    out.count = static_cast<uint32_t>(loops_);
+    out.kind = StepKind::group;
+    out.peer = ranks + r;
+    out.bytes = Bytes(chunk_);
+    append_run(stream(multicast), out);
+  }
+
+  int32_t add_stream(uint32_t rank) {
+    s_.streams.push_back({rank, channel_, {}});
+    return static_cast<int32_t>(s_.streams.size() - 1);
+  }
+  Stream& stream(int32_t index) { return s_.streams[static_cast<size_t>(index)]; }
+
+  void send(int32_t index, uint32_t peer, StepRun run) {
+    run.count = static_cast<uint32_t>(loops_);
+    run.kind = StepKind::send;
+    run.peer = peer;
+    run.bytes = Bytes(chunk_);
+    append_run(stream(index), run);
+  }
+
+  static StepRun waits(int32_t a, int32_t b) {
+    StepRun run;
+    run.wait_stream = a;
+    run.also_wait_stream = b;
+    return run;
+  }
+
+  // Chunk k of every input: two are one step's two waits; more go through streams of
+  // zero-duration local steps that join two at a time.
+  StepRun join(uint32_t r, std::vector<int32_t> inputs) {
+    while (inputs.size() > 2) {
+      const int32_t joined = add_stream(r);
+      StepRun run = waits(inputs[0], inputs[1]);
+      run.kind = StepKind::local;
+      run.count = static_cast<uint32_t>(loops_);
+      append_run(stream(joined), run);
+      inputs.erase(inputs.begin(), inputs.begin() + 2);
+      inputs.insert(inputs.begin(), joined);
+    }
+    return waits(inputs[0], inputs.size() > 1 ? inputs[1] : -1);
+  }
+
+  Schedule& s_;
+  const TreeLinks& nodes_;
+  uint32_t g_, channel_;
+  uint64_t loops_, chunk_;
+  std::vector<int32_t> reduce_;     // rank -> its stream of in-switch reductions
+  std::vector<int32_t> up_;         // rank -> its stream to the tree parent's head (-1 at the root)
+  std::vector<int32_t> down_into_;  // rank -> the tree parent's stream to it
+};
+
 }  // namespace
 
 Schedule nvls_tree_all_reduce(uint32_t nodes, uint32_t gpus_per_node, Bytes size, const NvlsOptions& o) {
@@ -121,22 +171,13 @@ Schedule nvls_tree_all_reduce(uint32_t nodes, uint32_t gpus_per_node, Bytes size
   s.name = "all_reduce/nvls_tree";
   s.ranks = ranks;
   s.size = size;
-  s.max_in_flight = static_cast<uint32_t>(kNvlsTreeFifoChunks);  // per stream: a connection's FIFO slots
+  s.max_in_flight = kNcclSteps;  // per stream: a connection's FIFO slots (ProtoSimple<1,1>: one per chunk)
   add_node_groups(s, ranks, g);
   const uint64_t shard = (size.count() + uint64_t{g} * o.channels - 1) / (uint64_t{g} * o.channels);
   const uint64_t loops = std::max<uint64_t>(1, (shard + o.chunk.count() - 1) / o.chunk.count());
   const uint64_t chunk = (shard + loops - 1) / loops;
-  const uint64_t piece = (chunk + nodes - 1) / nodes;  // a ring over the nodes moves chunk / nodes per step
-  const NvlsTree tree{nodes, g, ranks, o.channels, loops, chunk, piece, 2 * static_cast<int64_t>(nodes - 1)};
-  for (uint32_t phase = 0; phase < 3; ++phase) {
-    for (uint32_t c = 0; c < o.channels; ++c) {
-      for (uint32_t r = 0; r < ranks; ++r) {
-        Stream stream{r, c, {}};
-        for (uint64_t k = 0; k < loops; ++k) tree.append_loop(stream, phase, c, r, static_cast<int64_t>(k));
-        s.streams.push_back(std::move(stream));
-      }
-    }
-  }
+  const std::array<TreeLinks, 2> trees = double_binary_tree(nodes);
+  for (uint32_t c = 0; c < o.channels; ++c) NvlsTreeChannel(s, trees[c % 2], g, c, loops, chunk).build();
   return s;
 }
 

@@ -22,10 +22,10 @@ struct NvlsOptions {
 // and all_gather (multicast only; size = the gathered output). Other ops throw ConfigError.
 Schedule nvls_schedule(CollectiveOp op, uint32_t ranks, Bytes size, const NvlsOptions& options = {});
 
-// NVLSTree all-reduce across nodes (NCCL >= 2.18): in each node NVLS reduces every rank's shard in
-// the switches; the ranks of one local index then all-reduce their shard across the nodes (a ring
-// over the nodes, through their own NICs: rail to rail); NVLS multicasts the result in each node.
-// Ranks are node-major (rank = node * gpus_per_node + local).
+// NVLSTree all-reduce across nodes (NCCL >= 2.18): in each node NVLS reduces every
+// rank's shard in the switches; the ranks of one local index then all-reduce their shard across the
+// nodes over NCCL's double binary tree (up to the root, back down, through their own NICs: rail to
+// rail); NVLS multicasts the result in each node. Ranks are node-major (rank = node * gpus_per_node + local).
 Schedule nvls_tree_all_reduce(uint32_t nodes, uint32_t gpus_per_node, Bytes size, const NvlsOptions& options = {});
 
 }  // namespace weft

@@ -57,10 +57,11 @@ TEST_CASE("nvls: the packet fabric reduces in the switch packet by packet, near 
   CHECK(r.fabric.drops == 0);
 }
 
-TEST_CASE("nvls tree: reduce in the node, ring across nodes, multicast back", "[nvls]") {
+TEST_CASE("nvls tree: reduce in the node, a double binary tree across nodes, multicast back", "[nvls]") {
   // 2 nodes x 8 GPUs, 64 MiB, 16 channels: a rank's shard per channel is 64 MiB / 128 = 512 KiB in
   // 4 chunks of 128 KiB. It sends: to the 8 reduce groups of its node, 8 x its chunk per loop = S in
-  // all (64 MiB); over the nodes, 2(N-1) steps of chunk/N per loop = S/8 (8 MiB); its multicast, S/8.
+  // all (64 MiB); over the nodes its shard once per channel, up in one tree and down in the other
+  // (ncclGetDtree on 2 nodes: 0 above 1, then 1 above 0), 16 x 512 KiB = S/8; its multicast, S/8.
   Schedule s = nvls_tree_all_reduce(2, 8, Bytes(64ULL << 20), {16, Bytes(uint64_t{128} * 1024), 2});
   validate(s);
   for (uint64_t sent : bytes_sent_by_rank(s)) CHECK(sent == (64ULL << 20) + (8ULL << 20) + (8ULL << 20));
@@ -91,4 +92,28 @@ TEST_CASE("nvls tree: each phase has warps of its own, so chunks overlap and the
   CHECK(flow > std::max(nic, nvlink));
   CHECK(flow < nic + nvlink);
   CHECK(packet == Approx(flow).epsilon(0.05));
+}
+
+TEST_CASE("nvls tree: the nodes' tree is NCCL's, channel c on tree c % 2", "[nvls]") {
+  // 4 nodes: ncclGetDtree gives 0 -> 2 -> {1, 3} and its mirror 3 -> 1 -> {2, 0}. Over 2 channels
+  // (one per tree) node 2's head sends its shard up in both trees and down twice in tree 0: 4 shards;
+  // node 0's: down once (tree 0, the root) and up once (tree 1): 2. A ring over the nodes would send
+  // 2 (N - 1) / N = 1.5 shards per channel, 3 over the two, from every node alike.
+  const size_t nodes = 4, g = 2;
+  const uint32_t channels = 2;
+  const uint64_t size = uint64_t{g} * channels * (128 << 10);  // a shard of one 128 KiB chunk per rank and channel
+  Schedule s = nvls_tree_all_reduce(static_cast<uint32_t>(nodes), static_cast<uint32_t>(g), Bytes(size),
+                                    {channels, Bytes(uint64_t{128} << 10), 2});
+  validate(s);
+  std::vector<uint64_t> sent(nodes * g, 0);
+  for (const Stream& stream : s.streams) {
+    for (const StepRun& run : stream.runs) {
+      if (run.kind == StepKind::send) sent[stream.rank] += run.count * run.bytes.count();
+    }
+  }
+  const uint64_t shard = 128 << 10;
+  CHECK(sent[0 * g] == 2 * shard);
+  CHECK(sent[1 * g] == 4 * shard);  // node 1: leaf in tree 0 (up), inner in tree 1 (up, down to 2 and 0)
+  CHECK(sent[2 * g] == 4 * shard);
+  CHECK(sent[3 * g] == 2 * shard);
 }
