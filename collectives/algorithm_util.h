@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -57,5 +58,30 @@ inline void append_chunked(Stream& stream, uint32_t peer, uint64_t bytes, uint64
 
 // Number of steps append_chunked() produces.
 inline uint64_t chunk_count(uint64_t bytes, uint64_t chunk) { return ceil_div(bytes, chunk); }
+
+// A step that waits for step k of stream a and of stream b (-1: none), at offset 0.
+inline StepRun waits_for(int32_t a, int32_t b) {
+  StepRun run;
+  run.wait_stream = a;
+  run.also_wait_stream = b;
+  return run;
+}
+
+// A step that waits for step k of every stream in `inputs` (all `steps` long, one step per chunk):
+// two are one step's two waits; more go through streams of zero-duration local steps, added to `s`
+// on `rank` and `channel`, that join two at a time.
+inline StepRun join_streams(Schedule& s, uint32_t rank, uint32_t channel, std::vector<int32_t> inputs, uint64_t steps) {
+  while (inputs.size() > 2) {
+    s.streams.push_back({rank, channel, {}});
+    const auto joined = static_cast<int32_t>(s.streams.size() - 1);
+    StepRun run = waits_for(inputs[0], inputs[1]);
+    run.kind = StepKind::local;
+    run.count = static_cast<uint32_t>(steps);
+    append_run(s.streams.back(), run);
+    inputs.erase(inputs.begin(), inputs.begin() + 2);
+    inputs.insert(inputs.begin(), joined);
+  }
+  return waits_for(inputs.empty() ? -1 : inputs[0], inputs.size() > 1 ? inputs[1] : -1);
+}
 
 }  // namespace weft::detail

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 
+#include "collectives/algorithm_util.h"
 #include "collectives/ring.h"
 #include "collectives/tree.h"
 #include "sim/core/errors.h"
@@ -104,9 +105,9 @@ class NvlsTreeChannel {
     append_run(stream(reduce_[r]), reduce);
     std::vector<int32_t> inputs{reduce_[r]};  // chunk k reduced in the node and below it in the tree
     for (uint32_t child : nodes_.children[node]) inputs.push_back(up_[child * g_ + local]);
-    const StepRun below = join(r, inputs);
+    const StepRun below = detail::join_streams(s_, r, channel_, std::move(inputs), loops_);
     if (up_[r] >= 0) send(up_[r], static_cast<uint32_t>(nodes_.parent[node]) * g_ + local, below);
-    const StepRun result = up_[r] >= 0 ? waits(down_into_[r], -1) : below;  // the final chunk k
+    const StepRun result = up_[r] >= 0 ? detail::waits_for(down_into_[r], -1) : below;  // the final chunk k
     for (uint32_t child : nodes_.children[node]) send(down_into_[child * g_ + local], child * g_ + local, result);
     StepRun out = result;
     out.count = static_cast<uint32_t>(loops_);
@@ -128,28 +129,6 @@ class NvlsTreeChannel {
     run.peer = peer;
     run.bytes = Bytes(chunk_);
     append_run(stream(index), run);
-  }
-
-  static StepRun waits(int32_t a, int32_t b) {
-    StepRun run;
-    run.wait_stream = a;
-    run.also_wait_stream = b;
-    return run;
-  }
-
-  // Chunk k of every input: two are one step's two waits; more go through streams of
-  // zero-duration local steps that join two at a time.
-  StepRun join(uint32_t r, std::vector<int32_t> inputs) {
-    while (inputs.size() > 2) {
-      const int32_t joined = add_stream(r);
-      StepRun run = waits(inputs[0], inputs[1]);
-      run.kind = StepKind::local;
-      run.count = static_cast<uint32_t>(loops_);
-      append_run(stream(joined), run);
-      inputs.erase(inputs.begin(), inputs.begin() + 2);
-      inputs.insert(inputs.begin(), joined);
-    }
-    return waits(inputs[0], inputs.size() > 1 ? inputs[1] : -1);
   }
 
   Schedule& s_;

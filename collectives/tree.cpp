@@ -70,7 +70,7 @@ class TreeBuilder {
     for (uint32_t r = 0; r < n; ++r) {
       StepRun reduced = join_children(r);  // chunk c of the partial sum below r is here
       if (up_[r] >= 0) send(up_[r], static_cast<uint32_t>(tree_.parent[r]), reduced);
-      StepRun result = r == tree_.root ? reduced : waits(down_into_[r], -1);  // the final chunk c
+      StepRun result = r == tree_.root ? reduced : detail::waits_for(down_into_[r], -1);  // the final chunk c
       for (uint32_t child : tree_.children[r]) send(down_into_[child], child, result);
     }
   }
@@ -87,30 +87,12 @@ class TreeBuilder {
     detail::append_chunked(stream(index), peer, bytes_, chunk_, waits);
   }
 
-  static StepRun waits(int32_t a, int32_t b) {
-    StepRun run;
-    run.wait_stream = a;
-    run.also_wait_stream = b;
-    return run;
-  }
-
-  // Chunk c of every child's up stream: two are one step's two waits; a third child (a node's first
-  // rank with its chain and two tree children) goes through a stream of zero-duration local steps
-  // that joins the first two.
+  // Chunk c of every child's up stream (a node's first rank has up to three: its chain and two tree
+  // children).
   StepRun join_children(uint32_t r) {
     std::vector<int32_t> inputs;
     for (uint32_t child : tree_.children[r]) inputs.push_back(up_[child]);
-    while (inputs.size() > 2) {
-      int32_t join = add_stream(r);
-      uint64_t steps = detail::chunk_count(bytes_, chunk_);
-      StepRun run = waits(inputs[0], inputs[1]);
-      run.kind = StepKind::local;
-      run.count = static_cast<uint32_t>(steps);
-      append_run(stream(join), run);
-      inputs.erase(inputs.begin(), inputs.begin() + 2);
-      inputs.insert(inputs.begin(), join);
-    }
-    return waits(inputs.size() > 0 ? inputs[0] : -1, inputs.size() > 1 ? inputs[1] : -1);
+    return detail::join_streams(s_, r, channel_, std::move(inputs), detail::chunk_count(bytes_, chunk_));
   }
 
   Schedule& s_;

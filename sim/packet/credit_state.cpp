@@ -31,6 +31,7 @@ void CreditState::set_up(const EgressPort& p) {
 }
 
 void CreditState::give_back(LinkId link, uint8_t priority, uint32_t charged, Time latency) {
+  if (charged == 0) return;  // a read from host memory took none (Egress::takes_no_credits)
   engine_.schedule_at(engine_.now() + latency, [this, link, priority, charged] {
     credits_[link][priority] += charged;
     egress_.try_send(link);

@@ -198,9 +198,7 @@ void Egress::arrive(uint32_t p) {
   EgressPort& in = ports_[pkt.in_link];
   if (pkt.hop + 1u == pkt.path->links.size()) {
     // The host takes it at once: give the last link its credits back (Ethernet hosts buffer nothing).
-    if (in.control == Control::credit && pkt.charged > 0) {
-      credits_.give_back(pkt.in_link, pkt.priority, pkt.charged, in.latency);
-    }
+    if (in.control == Control::credit) credits_.give_back(pkt.in_link, pkt.priority, pkt.charged, in.latency);
     receiver_.deliver(p);
     return;
   }
@@ -210,7 +208,7 @@ void Egress::arrive(uint32_t p) {
   // the ingress buffer never ties one direction of a PCIe link to the other (which deadlocked two
   // 2-socket no-P2P nodes: RX to the far socket and SHM hairpins shared one root-port buffer).
   if (in.control == Control::credit && in.into_memory) {
-    if (pkt.charged > 0) credits_.give_back(pkt.in_link, pkt.priority, pkt.charged, in.latency);
+    credits_.give_back(pkt.in_link, pkt.priority, pkt.charged, in.latency);
     pkt.read = true;  // what leaves memory is read by the next device (a GPU, a NIC, the other socket)
   }
   if (in.control != Control::credit && !buffer_.admit(pkt, in.to, in, ports_[pkt.path->links[pkt.hop + 1]])) {
@@ -230,7 +228,7 @@ void Egress::arrive(uint32_t p) {
 void Egress::leave_node(const Packet& pkt, NodeIndex node) {
   const EgressPort& in = ports_[pkt.in_link];
   if (in.control == Control::credit) {
-    if (!in.into_memory && pkt.charged > 0) credits_.give_back(pkt.in_link, pkt.priority, pkt.charged, in.latency);
+    if (!in.into_memory) credits_.give_back(pkt.in_link, pkt.priority, pkt.charged, in.latency);
     return;
   }
   buffer_.leave(pkt, node);

@@ -37,10 +37,11 @@ class Egress {
   // When a packet last started on a link (the stall watchdog's measure of progress).
   Time last_progress() const { return last_progress_; }
 
-  // May the port start a packet of this priority and size now (not paused, credits at the far end)?
-  bool sendable(const EgressPort& port, uint8_t priority, uint32_t wire) const {
+  // May the port start a packet of this priority and size now (not paused, credits at the far end
+  // unless it takes none: takes_no_credits)?
+  bool sendable(const EgressPort& port, uint8_t priority, uint32_t wire, bool read = false) const {
     if (pfc_.paused_until(port.link, priority) > engine_.now()) return false;
-    if (port.control == Control::credit) return credits_.covers(port.link, priority, wire);
+    if (port.control == Control::credit && !(read && port.host_link)) return credits_.covers(port.link, priority, wire);
     return true;
   }
   void enqueue(LinkId link, uint32_t p);
@@ -55,9 +56,7 @@ class Egress {
   bool ready(const EgressPort& port, int priority) const {
     if (!(port.nonempty >> priority & 1)) return false;
     const Packet& pkt = packets_[port.queue[priority].front()];
-    if (takes_no_credits(port, pkt))
-      return pfc_.paused_until(port.link, static_cast<uint8_t>(priority)) <= engine_.now();
-    return sendable(port, static_cast<uint8_t>(priority), port.wire_bytes(pkt));
+    return sendable(port, static_cast<uint8_t>(priority), port.wire_bytes(pkt), pkt.read);
   }
   // A read from host memory comes back as PCIe completions, for which the reader keeps room before
   // it asks (endpoints advertise infinite completion credits, PCIe Base Spec 2.6.1): nothing on the
