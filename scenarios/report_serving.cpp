@@ -64,6 +64,7 @@ std::string cost_text(const ScenarioResult& r) {
 
 std::string pools_text(const ServingSpec& s) {
   if (!s.disaggregated.enabled()) {
+    if (s.ep > 1) return fmt::format("ep {} (an attention engine per GPU) x {} replicas", s.ep, s.replicas);
     return s.pp > 1 ? fmt::format("tp {} x pp {} x {} replicas", s.tp, s.pp, s.replicas)
                     : fmt::format("tp {} x {} replicas", s.tp, s.replicas);
   }

@@ -39,6 +39,10 @@ constexpr std::array kServingFields = {
                                "pipeline stages per replica (activations cross the fabric between them; up to pp "
                                "batches in flight)",
                                Range{1, kMaxCount}),
+    field<W, &W::spec, &S::ep>("parallel.ep", "",
+                               "expert-parallel GPUs per replica, each with its own attention engine (DP "
+                               "attention + EP; DeepEP dispatch and combine per MoE layer; tp 1)",
+                               Range{1, kMaxCount}),
     field<W, &W::spec, &S::replicas>("parallel.replicas", "", "copies of the model, each with its own scheduler",
                                      Range{1, kMaxCount}),
     field<W, &W::spec, &S::disaggregated, &D::prefill_tp>(

@@ -32,3 +32,4 @@ run_short serving-70b 'NVSwitch, tp 8' serving-70b-tp-pcie-vs-nvlink.yaml worklo
 run_short serving-disaggregated 'KV caches to decode' serving-70b-disaggregated.yaml workload.serving.requests.count=40
 run_short serving-prefix 'prefix cache: ' serving-8b-shared-prefix.yaml workload.serving.requests.count=40
 run_short serving-pipeline 'activations between stages' serving-405b-tp-vs-pp.yaml workload.serving.requests.count=30
+run_short serving-moe 'an attention engine per GPU' serving-moe-tp-vs-ep.yaml workload.serving.requests.count=60

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "collectives/host_issue.h"
+#include "sim/core/errors.h"
 
 namespace weft {
 namespace {
@@ -64,15 +65,25 @@ HostOverheads default_host_overheads(SoftwareStack software) {
 }
 
 IterationModel::IterationModel(const ServingSpec& spec, const catalogue::GpuSpec& gpu, const Efficiencies& eff,
-                               HostOverheads host, CollectiveTime collective, StageSpan span)
-    : spec_(spec), gpu_(gpu), eff_(eff), host_(host), collective_(std::move(collective)), span_(span) {
+                               HostOverheads host, CollectiveTime collective, StageSpan span, ExchangeTime exchange)
+    : spec_(spec),
+      gpu_(gpu),
+      eff_(eff),
+      host_(host),
+      collective_(std::move(collective)),
+      span_(span),
+      exchange_(std::move(exchange)) {
   if (span_.layers == 0) span_.layers = spec.model.layers;
   kv_heads_per_gpu_ = std::max(1.0, static_cast<double>(spec.model.kv_heads) / spec.tp);
 }
 
-uint32_t IterationModel::graph_tokens(const BatchShape& b) const {
-  if (!spec_.limits.cuda_graphs || b.prefill_tokens > 0 || b.decode_seqs == 0) return 0;
-  const uint32_t padded = padded_graph_batch(b.decode_seqs);
+uint32_t IterationModel::graph_tokens(const BatchShape& b, const ExpertGroupLoad* group) const {
+  if (group != nullptr) {
+    if (!spec_.limits.cuda_graphs || !group->decode_only) return 0;
+  } else if (!spec_.limits.cuda_graphs || b.prefill_tokens > 0 || b.decode_seqs == 0) {
+    return 0;
+  }
+  const uint32_t padded = padded_graph_batch(group != nullptr ? group->max_tokens : b.decode_seqs);
   return padded <= spec_.limits.max_graph_batch ? padded : 0;
 }
 
@@ -102,6 +113,37 @@ Time IterationModel::layer_compute(uint32_t tokens) const {
   return linear + elementwise;
 }
 
+// Under expert parallelism (tp 1): the attention projections and the router over this engine's
+// `tokens`, and its experts / ep whole experts over the tokens the group routes to them: with DeepEP's
+// uniform routing (collectives/ep_exchange.h) each GPU's experts see group_tokens x top_k / ep visits,
+// and read the experts they visit.
+Time IterationModel::expert_parallel_layer(uint32_t tokens, uint32_t group_tokens) const {
+  const ModelConfig& m = spec_.model;
+  const double n = tokens, h = m.hidden, d = head_dim(m), f = m.ffn;
+  const double q = m.heads * d, kv = kv_heads_per_gpu_ * d, up = (m.gated_mlp ? 2 : 1) * f;
+  const double visits = static_cast<double>(group_tokens) * m.top_k / spec_.ep;
+  const double expert = static_cast<double>(mlp_params_per_expert(m));
+  const double experts_read = std::min(static_cast<double>(m.experts) / spec_.ep, visits);
+  const double dense = static_cast<double>(attention_params(m)), router = static_cast<double>(router_params(m));
+  const double weights = (dense + experts_read * expert) * bytes_per_weight(spec_.weights) + router * kActivationBytes;
+  const double flops = 2 * n * (dense + router) + 2 * visits * expert;
+  const double gemm_io = visits * kActivationBytes * (h + up + f + h) + n * kActivationBytes * (h + q + 2 * kv + q + h);
+  const Time linear = op_time(gpu_, gemm_precision(spec_.weights), OpClass::gemm, flops, weights + gemm_io, eff_);
+  const double per_token =
+      kActivationBytes * (8 * h + 2 * (q + kv)) + 2 * kv * (kActivationBytes + element_bytes(spec_.kv));
+  const double per_visit = kActivationBytes * (up + f);
+  const Time elementwise =
+      op_time(gpu_, Precision::fp32, OpClass::memory_bound, 0, n * per_token + visits * per_visit, eff_);
+  return linear + elementwise;
+}
+
+// One MoE layer's dispatch and combine, `tokens` per GPU (the busiest engine's: the kernels end together).
+// SGLang's DeepEP "auto" mode: the low-latency kernels for decode batches, the normal ones otherwise.
+Time IterationModel::exchange(const ExpertGroupLoad& group, uint32_t tokens) const {
+  const EpKernel kernel = group.decode_only ? EpKernel::low_latency : EpKernel::normal;
+  return exchange_(kernel, EpPhase::dispatch, tokens) + exchange_(kernel, EpPhase::combine, tokens);
+}
+
 // Prefill chunks: causal FLOPs over their pairs, reading Q, K, V, the cached K and V of earlier chunks,
 // writing O. Decodes: each reads its whole cache (memory-bound at any batch).
 Time IterationModel::attention(const BatchShape& b) const {
@@ -129,15 +171,24 @@ Time IterationModel::collective(CollectiveOp op, double bytes) const {
   return collective_(op, Bytes(static_cast<uint64_t>(std::ceil(bytes))));
 }
 
-IterationCost IterationModel::cost(const BatchShape& b) const {
+IterationCost IterationModel::cost(const BatchShape& b, const ExpertGroupLoad* group) const {
   const ModelConfig& m = spec_.model;
+  WEFT_ASSERT((spec_.ep > 1) == (group != nullptr));
   IterationCost c;
-  const uint32_t graph = graph_tokens(b);
+  const uint32_t graph = graph_tokens(b, group);
   c.graph = graph > 0;
-  const uint32_t tokens = c.graph ? graph : b.tokens();
+  // An idle engine of an expert-parallel group runs a dummy batch of one token (vLLM's execute_dummy_batch).
+  const uint32_t tokens = c.graph ? graph : std::max(b.tokens(), group != nullptr ? 1U : 0U);
   const Time all_reduce =
       collective(CollectiveOp::all_reduce, static_cast<double>(tokens) * m.hidden * kActivationBytes);
-  const Time layer = layer_compute(tokens) + attention(b) + all_reduce * kLayerCollectives;
+  Time layer = attention(b) + all_reduce * kLayerCollectives;
+  Time exchanges;
+  if (group != nullptr) {
+    exchanges = exchange(*group, c.graph ? graph : group->max_tokens);
+    layer += expert_parallel_layer(tokens, c.graph ? graph * spec_.ep : group->tokens) + exchanges;
+  } else {
+    layer += layer_compute(tokens);
+  }
   const Time received =
       span_.first ? Time() : collective(CollectiveOp::all_gather, tokens * stage_activation_bytes_per_token(m));
   Time logits, gather;
@@ -147,14 +198,35 @@ IterationCost IterationModel::cost(const BatchShape& b) const {
                      v * m.hidden * bytes_per_weight(spec_.weights) + b.sampled * v * 4, eff_);
     gather = collective(CollectiveOp::all_gather, static_cast<double>(b.sampled) * m.vocab * 4);
   }
-  c.communication = received + all_reduce * (static_cast<int64_t>(kLayerCollectives) * span_.layers) + gather;
+  c.communication =
+      received + (all_reduce * static_cast<int64_t>(kLayerCollectives) + exchanges) * span_.layers + gather;
   c.gpu = received + layer * span_.layers + logits + gather;
-  const uint32_t collectives = spec_.tp > 1 ? kLayerCollectives : 0;
+  const uint32_t collectives = spec_.tp > 1 || spec_.ep > 1 ? kLayerCollectives : 0;  // all-reduces, or EP's two
   const uint64_t kernels = static_cast<uint64_t>(span_.layers) * (kLayerKernels + collectives) +
                            (span_.last ? kTailKernels : 0) + (spec_.tp > 1 && !span_.first ? 1 : 0);
   c.launch = c.graph ? host_.graph_launch : host_.kernel_launch * static_cast<int64_t>(kernels);
   c.host = span_.first ? host_.per_iteration + host_.per_sequence * b.seqs : Time();
   return c;
+}
+
+float IterationModel::prefill_share(const BatchShape& shape) const {
+  if (shape.prefill_tokens == 0) return 0;
+  if (shape.decode_seqs == 0) return 1;
+  BatchShape prefill = shape, decode;
+  prefill.decode_seqs = 0;
+  prefill.decode_context = 0;
+  prefill.sampled = shape.sampled - shape.decode_seqs;
+  prefill.seqs = shape.seqs - shape.decode_seqs;
+  decode.decode_seqs = shape.decode_seqs;
+  decode.decode_context = shape.decode_context;
+  decode.sampled = shape.decode_seqs;
+  decode.seqs = shape.decode_seqs;
+  auto alone = [this](const BatchShape& part) {
+    const ExpertGroupLoad group{part.tokens() * spec_.ep, part.tokens(), part.prefill_tokens == 0};
+    return static_cast<double>(cost(part, spec_.ep > 1 ? &group : nullptr).total().ps());
+  };
+  const double p = alone(prefill), d = alone(decode);
+  return static_cast<float>(p / (p + d));
 }
 
 }  // namespace weft

@@ -9,10 +9,12 @@
 // scheduling and sampling time. Formulas: ../shared/reference/workloads.md §3.1 and serving_spec.h.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 
 #include "collectives/collective_op.h"
+#include "collectives/ep_exchange.h"
 #include "topologies/catalogue/gpus.h"
 #include "workloads/compute_model.h"
 #include "workloads/serving/serving_spec.h"
@@ -61,6 +63,19 @@ struct StageSpan {
   bool last = true;
 };
 
+// One iteration of an expert-parallel replica's engines (ServingSpec::ep), which step together: every
+// MoE layer sends each engine's tokens to the GPUs of their experts and back.
+struct ExpertGroupLoad {
+  uint32_t tokens = 0;                  // over the engines (an idle engine's dummy batch counts one)
+  uint32_t max_tokens = 0;              // the most one engine computes
+  bool decode_only = true;              // no engine computes a prompt: CUDA graphs, DeepEP's low-latency kernels
+  void add(const BatchShape& engine) {  // one engine's batch (empty: its dummy batch)
+    tokens += std::max(1U, engine.tokens());
+    max_tokens = std::max(max_tokens, engine.tokens());
+    decode_only = decode_only && engine.prefill_tokens == 0;
+  }
+};
+
 // Activation bytes one stage sends the next per token: the hidden states and the residual stream
 // (vLLM's IntermediateTensors of a Llama layer), 2 bytes each.
 double stage_activation_bytes_per_token(const ModelConfig& m);
@@ -75,17 +90,28 @@ class IterationModel {
  public:
   // Time of `op` over a buffer of `bytes` (as nccl-tests counts it) on one replica's GPUs.
   using CollectiveTime = std::function<Time(CollectiveOp op, Bytes bytes)>;
+  // Time of one DeepEP dispatch or combine of `tokens` per GPU over the replica's ep GPUs.
+  using ExchangeTime = std::function<Time(EpKernel kernel, EpPhase phase, uint32_t tokens)>;
   IterationModel(const ServingSpec& spec, const catalogue::GpuSpec& gpu, const Efficiencies& eff, HostOverheads host,
-                 CollectiveTime collective, StageSpan span = {});
+                 CollectiveTime collective, StageSpan span = {}, ExchangeTime exchange = {});
 
-  IterationCost cost(const BatchShape& batch) const;
+  // Under expert parallelism (spec.ep > 1) `group` is the engines' iteration this batch is part of
+  // (required there); `batch` may then be empty: the engine's dummy batch.
+  IterationCost cost(const BatchShape& batch, const ExpertGroupLoad* group = nullptr) const;
   double flops(const BatchShape& batch) const { return iteration_flops(spec_, batch, span_); }
+  // The prompts' part of an iteration: its prefill alone over its prefill and its decodes alone (1 for a
+  // prefill-only batch, 0 for decodes only), to split the cost between input and output tokens. Under
+  // expert parallelism each part is priced as if every engine ran one like it.
+  float prefill_share(const BatchShape& batch) const;
   // Tokens a CUDA graph of this batch runs: vLLM pads a decode batch to the next captured size
   // (1, 2, 4, then multiples of 8); 0 when the batch runs eagerly.
-  uint32_t graph_tokens(const BatchShape& batch) const;
+  // Under expert parallelism every engine of the group pads to the largest batch (vLLM's DP padding).
+  uint32_t graph_tokens(const BatchShape& batch, const ExpertGroupLoad* group = nullptr) const;
 
  private:
   Time layer_compute(uint32_t tokens) const;
+  Time expert_parallel_layer(uint32_t tokens, uint32_t group_tokens) const;
+  Time exchange(const ExpertGroupLoad& group, uint32_t tokens) const;
   Time attention(const BatchShape& batch) const;
   Time collective(CollectiveOp op, double bytes) const;
 
@@ -95,6 +121,7 @@ class IterationModel {
   HostOverheads host_;
   CollectiveTime collective_;
   StageSpan span_;
+  ExchangeTime exchange_;
   double kv_heads_per_gpu_ = 1;
 };
 

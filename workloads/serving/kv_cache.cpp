@@ -27,12 +27,14 @@ double kv_bytes_per_token(const ModelConfig& m, Precision kv, uint32_t tp) {
   return 2.0 * m.layers * heads * head_dim(m) * element_bytes(kv);
 }
 
-double weight_bytes_per_gpu(const ModelConfig& m, WeightFormat f, uint32_t tp) {
-  return static_cast<double>(total_params(m)) * bytes_per_weight(f) / tp;
+double weight_bytes_per_gpu(const ModelConfig& m, WeightFormat f, uint32_t tp, uint32_t ep) {
+  if (ep <= 1) return static_cast<double>(total_params(m)) * bytes_per_weight(f) / tp;
+  const double experts = static_cast<double>(m.layers) * m.experts * static_cast<double>(mlp_params_per_expert(m));
+  return ((static_cast<double>(total_params(m)) - experts) / tp + experts / ep) * bytes_per_weight(f);
 }
 
 double stage_weight_bytes_per_gpu(const ModelConfig& m, WeightFormat f, uint32_t tp, uint32_t stage, uint32_t pp) {
-  if (pp == 1) return weight_bytes_per_gpu(m, f, tp);
+  if (pp == 1) return weight_bytes_per_gpu(m, f, tp);  // (ep > 1 runs one stage: kv_capacity)
   const uint32_t layers = stage_layers(m.layers, pp)[stage];
   const uint64_t output = output_layer_params(m) > 0 ? output_layer_params(m) : embedding_params(m);
   const uint64_t params = static_cast<uint64_t>(layers) * layer_params(m) + (stage == 0 ? embedding_params(m) : 0) +
@@ -47,11 +49,13 @@ KvCapacity stage_capacity(const ServingSpec& spec, const catalogue::GpuSpec& gpu
   c.stage = stage;
   c.stages = spec.pp;
   c.usable = static_cast<double>(gpu.memory.count()) * spec.limits.gpu_memory_utilization;
-  c.weights = stage_weight_bytes_per_gpu(spec.model, spec.weights, spec.tp, stage, spec.pp);
+  c.weights = spec.ep > 1 ? weight_bytes_per_gpu(spec.model, spec.weights, spec.tp, spec.ep)
+                          : stage_weight_bytes_per_gpu(spec.model, spec.weights, spec.tp, stage, spec.pp);
   c.activations = spec.limits.max_batched_tokens * activation_bytes_per_token(spec.model, spec.tp);
   ParallelSizes parallel;
   parallel.tp = spec.tp;
   parallel.pp = spec.pp;
+  parallel.ep = spec.ep;
   c.fixed = cuda_context_bytes() + nccl_buffer_bytes(parallel);
   c.kv = c.usable - c.weights - c.activations - c.fixed;
   const double layer_share = static_cast<double>(stage_layers(spec.model.layers, spec.pp)[stage]) / spec.model.layers;
@@ -93,7 +97,9 @@ void require_room(const KvCapacity& c, const ServingSpec& spec, const catalogue:
   throw ConfigError(fmt::format(
       "{} on {} with tp {}{}: {}: {}; try a larger tp or pp, narrower weights (fp8, int8, int4), "
       "an fp8 KV cache, fewer max_batched_tokens or a GPU with more memory",
-      spec.model.name, gpu.name, spec.tp, spec.pp > 1 ? fmt::format(" x pp {}", spec.pp) : "", what, describe(c)));
+      spec.model.name, gpu.name, spec.tp,
+      spec.pp > 1 ? fmt::format(" x pp {}", spec.pp) : (spec.ep > 1 ? fmt::format(" x ep {}", spec.ep) : ""), what,
+      describe(c)));
 }
 
 }  // namespace weft

@@ -31,8 +31,9 @@ struct KvCapacity {   // per GPU of a replica, bytes
 // KV bytes per token on one GPU: 2 (K and V) x layers x KV heads held x head_dim x element bytes.
 // Each GPU holds kv_heads / tp heads, or one (replicated) when tp exceeds kv_heads (vLLM).
 double kv_bytes_per_token(const ModelConfig& m, Precision kv, uint32_t tp);
-// Weight bytes on one GPU: every matrix split tp ways (the embedding and output layer by vocabulary).
-double weight_bytes_per_gpu(const ModelConfig& m, WeightFormat f, uint32_t tp);
+// Weight bytes on one GPU: every matrix split tp ways (the embedding and output layer by vocabulary);
+// under expert parallelism each GPU holds experts / ep whole experts instead of a tp share of all.
+double weight_bytes_per_gpu(const ModelConfig& m, WeightFormat f, uint32_t tp, uint32_t ep = 1);
 // The same on a GPU of pipeline stage `stage` of `pp` (stage_layers): its layers, the embedding on the
 // first stage, the output layer on the last (a copy of the embedding there when they are tied, as
 // vLLM's ParallelLMHead loads it).

@@ -1,5 +1,8 @@
 #include "workloads/serving/replica_collectives.h"
 
+#include <algorithm>
+#include <bit>
+
 namespace weft {
 
 ReplicaCollectives::ReplicaCollectives(const Topology& topology, const ClusterSpec& spec, std::vector<uint32_t> gpus,
@@ -17,6 +20,30 @@ Time ReplicaCollectives::time(CollectiveOp op, Bytes bytes) {
   plans_.back()->schedule = {};
   times_.emplace(key, t);
   return t;
+}
+
+Time ReplicaCollectives::exchange_at(const ModelConfig& model, EpKernel kernel, EpPhase phase, uint32_t tokens) {
+  const auto key = std::make_tuple(kernel, phase, tokens);
+  if (const auto it = exchanges_.find(key); it != exchanges_.end()) return it->second;
+  const auto ranks = static_cast<uint32_t>(gpus_.size());
+  const EpRouting routing{.tokens = tokens, .hidden = model.hidden, .experts = model.experts, .topk = model.top_k};
+  EpExchange x = ep_exchange(kernel, phase, routing, ranks, std::min(ranks, static_cast<uint32_t>(spec_.node.gpus)));
+  plans_.push_back(std::make_unique<CollectivePlan>());
+  plans_.back()->label = "DeepEP";
+  plans_.back()->schedule = std::move(x.schedule);
+  const Time t = timer_.collective(*plans_.back(), CollectiveOp::all_to_all, Bytes(tokens), nodes_)->time;
+  plans_.back()->schedule = {};
+  exchanges_.emplace(key, t);
+  return t;
+}
+
+Time ReplicaCollectives::exchange(const ModelConfig& model, EpKernel kernel, EpPhase phase, uint32_t tokens) {
+  if (tokens == 0) return Time();
+  const uint32_t low = std::bit_floor(tokens);
+  const Time at_low = exchange_at(model, kernel, phase, low);
+  if (low == tokens) return at_low;
+  const Time at_high = exchange_at(model, kernel, phase, 2 * low);
+  return at_low + Time::ps((at_high - at_low).ps() * (tokens - low) / low);
 }
 
 }  // namespace weft

@@ -51,15 +51,20 @@ PoolModels pool_models(const ServingInputs& in, const ServingSpec& pool, const c
   PoolModels out;
   const Efficiencies eff = in.profile.resolve(gpu.name);
   const std::vector<uint32_t> layers = stage_layers(pool.model.layers, pool.pp);
-  for (uint32_t r = 0; r < pool.replicas; ++r, next_gpu += pool.tp * pool.pp) {
-    out.gpus.push_back(replica_gpus(next_gpu, pool.tp * pool.pp));
+  // Under expert parallelism a stage's collectives span the replica's ep GPUs (its DeepEP exchanges).
+  const uint32_t stage_gpus = pool.tp * pool.ep;
+  for (uint32_t r = 0; r < pool.replicas; ++r, next_gpu += stage_gpus * pool.pp) {
+    out.gpus.push_back(replica_gpus(next_gpu, stage_gpus * pool.pp));
     for (uint32_t s = 0; s < pool.pp; ++s) {
       out.collectives.push_back(std::make_unique<ReplicaCollectives>(
-          in.topology, in.cluster, replica_gpus(next_gpu + s * pool.tp, pool.tp), timer));
+          in.topology, in.cluster, replica_gpus(next_gpu + s * stage_gpus, stage_gpus), timer));
       ReplicaCollectives& c = *out.collectives.back();
       const StageSpan span{pool.pp > 1 ? layers[s] : 0, s == 0, s + 1 == pool.pp};
       out.models.push_back(std::make_unique<IterationModel>(
-          pool, gpu, eff, in.host, [&c](CollectiveOp op, Bytes bytes) { return c.time(op, bytes); }, span));
+          pool, gpu, eff, in.host, [&c](CollectiveOp op, Bytes bytes) { return c.time(op, bytes); }, span,
+          [&c, &model = pool.model](EpKernel k, EpPhase p, uint32_t tokens) {
+            return c.exchange(model, k, p, tokens);
+          }));
     }
   }
   return out;
@@ -72,13 +77,19 @@ ServingOutcome run_serving(const ServingInputs& in, const std::function<bool(Tim
   const ServingSpec& spec = in.spec;
   const catalogue::GpuSpec& gpu = node_spec::gpu_of(node_spec::resolved(in.cluster.node));
   check(spec, static_cast<uint32_t>(in.topology.gpus().size()), gpu);
+  const auto per_node = static_cast<uint32_t>(in.cluster.node.gpus);
+  if (spec.ep > 1 && per_node % spec.ep != 0 && spec.ep % per_node != 0) {
+    // DeepEP's ranks are node-major: a replica's GPUs fill whole nodes, or share one evenly.
+    throw ConfigError(fmt::format(
+        "parallel.ep: {} GPUs per replica neither divide a node's {} GPUs nor fill whole nodes", spec.ep, per_node));
+  }
   const std::vector<ServingSpec> pools = pool_specs(spec);
   ServingOutcome out;
   const uint64_t longest = longest_request(spec, in.requests);
   for (const ServingSpec& p : pools) {
     out.pool_kv.push_back(kv_capacity(p, gpu));
     require_room(out.pool_kv.back(), p, gpu, longest);
-    if (p.tp > 1) require_simulations(in.setup.fabric, 2, "fabrics", "serve with tp 1, or another fabric");
+    if (p.tp > 1 || p.ep > 1) require_simulations(in.setup.fabric, 2, "fabrics", "serve with tp 1, or another fabric");
   }
   Simulation main(in.topology, in.setup);
   IsolatedTimer timer(main);
@@ -92,11 +103,14 @@ ServingOutcome run_serving(const ServingInputs& in, const std::function<bool(Tim
       models.back().activations =
           std::make_unique<StageTransport>(main.fabric(), in.topology, spec.model, pools[p].tp, models.back().gpus);
     }
-    // By index: `models` may move its elements as it grows.
-    setup.pools.push_back(
-        {pools[p].replicas, pools[p].tp * pp, out.pool_kv[p].blocks,
-         [&models, p, pp](uint32_t r, uint32_t s) -> const IterationModel& { return *models[p].models[r * pp + s]; },
-         pp, models.back().activations.get()});
+    // By index: `models` may move its elements as it grows. An expert-parallel replica is ep engines of
+    // one GPU each, sharing its model.
+    const uint32_t ep = pools[p].ep;
+    setup.pools.push_back({pools[p].replicas * ep, pools[p].tp * pp, out.pool_kv[p].blocks,
+                           [&models, p, pp, ep](uint32_t r, uint32_t s) -> const IterationModel& {
+                             return *models[p].models[(r / ep) * pp + s];
+                           },
+                           pp, models.back().activations.get(), ep});
   }
   std::unique_ptr<KvTransport> transport;
   if (spec.disaggregated.enabled()) {

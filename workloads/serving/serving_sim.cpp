@@ -10,23 +10,6 @@
 namespace weft {
 namespace {
 
-float prefill_share(const IterationModel& model, const BatchShape& shape) {
-  if (shape.prefill_tokens == 0) return 0;
-  if (shape.decode_seqs == 0) return 1;
-  BatchShape prefill = shape, decode;
-  prefill.decode_seqs = 0;
-  prefill.decode_context = 0;
-  prefill.sampled = shape.sampled - shape.decode_seqs;
-  prefill.seqs = shape.seqs - shape.decode_seqs;
-  decode.decode_seqs = shape.decode_seqs;
-  decode.decode_context = shape.decode_context;
-  decode.sampled = shape.decode_seqs;
-  decode.seqs = shape.decode_seqs;
-  const double p = static_cast<double>(model.cost(prefill).total().ps());
-  const double d = static_cast<double>(model.cost(decode).total().ps());
-  return static_cast<float>(p / (p + d));
-}
-
 class ServingSimulation {
  public:
   // `sim` null: no fabric (not disaggregated), the run on `engine` alone.
@@ -35,18 +18,17 @@ class ServingSimulation {
       : sim_(sim), engine_(engine), setup_(setup), requests_(requests), poll_(poll) {
     run_.sequences.resize(requests.size());
     for (size_t i = 0; i < requests.size(); ++i) {
+      const Request& q = requests[i];
       Sequence& s = run_.sequences[i];
-      s.prompt = requests[i].prompt;
-      s.prefix = requests[i].prefix;
-      s.prefix_group = requests[i].prefix_group;
-      s.output = requests[i].output;
-      s.arrival = requests[i].arrival;
+      s.prompt = q.prompt, s.prefix = q.prefix, s.prefix_group = q.prefix_group, s.output = q.output;
+      s.arrival = q.arrival;
     }
     for (uint32_t p = 0; p < setup.pools.size(); ++p) {
       const ServingPool& pool = setup.pools[p];
       for (uint32_t r = 0; r < pool.replicas; ++r) {
         replicas_.push_back(Replica(std::make_unique<ReplicaScheduler>(setup.limits, pool.kv_blocks, run_.sequences), p,
                                     r, pool.stages));
+        replicas_.back().lockstep = pool.lockstep;
         run_.kv_blocks.push_back(pool.kv_blocks);
         run_.replica_gpus.push_back(pool.gpus_per_replica);
       }
@@ -67,11 +49,8 @@ class ServingSimulation {
       run_.last_arrival = requests_.back().arrival;
       engine_.schedule_at(requests_.front().arrival, [this] { arrive(0); });
     }
-    if (sim_ != nullptr) {
-      sim_->run();
-    } else {
-      engine_.run();
-    }
+    if (sim_ != nullptr) sim_->run();
+    if (sim_ == nullptr) engine_.run();
     run_.end = engine_.now();
     if (setup_.transport != nullptr) {
       run_.kv_transfers = setup_.transport->transfers();
@@ -101,6 +80,7 @@ class ServingSimulation {
     uint32_t pool = 0;
     uint32_t index = 0;  // in its pool
     uint32_t stages = 1;
+    uint32_t lockstep = 1;                     // engines of its expert-parallel group (ServingPool::lockstep)
     std::vector<InFlight> slots;               // batches in flight (at most one per stage)
     std::vector<uint32_t> free_slots;          // of slots
     std::vector<std::deque<uint32_t>> queued;  // by stage: slots whose activations arrived, waiting for it
@@ -124,11 +104,7 @@ class ServingSimulation {
 
   void arrive(uint32_t i) {
     if (i + 1 < requests_.size()) engine_.schedule_at(requests_[i + 1].arrival, [this, i] { arrive(i + 1); });
-    if (setup_.max_concurrency > 0 && in_flight_ >= setup_.max_concurrency) {
-      held_.push_back(i);
-    } else {
-      send(i);
-    }
+    setup_.max_concurrency > 0 && in_flight_ >= setup_.max_concurrency ? held_.push_back(i) : send(i);
     if (i + 1 == requests_.size()) {
       run_.waiting_at_last_arrival = held_.size();
       for (const Replica& r : replicas_) run_.waiting_at_last_arrival += r.scheduler->waiting();
@@ -139,9 +115,7 @@ class ServingSimulation {
   uint32_t least_loaded(uint32_t first, uint32_t last) const {
     auto load = [&](uint32_t r) { return replicas_[r].scheduler->unfinished() + (routed_.empty() ? 0 : routed_[r]); };
     uint32_t best = first;
-    for (uint32_t r = first + 1; r < last; ++r) {
-      if (load(r) < load(best)) best = r;
-    }
+    for (uint32_t r = first + 1; r < last; ++r) best = load(r) < load(best) ? r : best;
     return best;
   }
 
@@ -165,6 +139,10 @@ class ServingSimulation {
   // scheduling one; the batch then waits for the first stage.
   void start(uint32_t r) {
     Replica& replica = replicas_[r];
+    if (replica.lockstep > 1) {
+      start_group(r - replica.index % replica.lockstep);
+      return;
+    }
     const bool pipelined = replica.stages > 1;
     if ((pipelined ? replica.host_busy : replica.stage_busy[0]) || replica.free_slots.empty()) return;
     ScheduledBatch batch = replica.scheduler->schedule();
@@ -188,16 +166,7 @@ class ServingSimulation {
       run_.flops += model.flops(shape) * gpus_per_stage;
     }
     const Time duration = Time::ps(busy.ps() / replica.stages);
-    // Pipelined, the first stage's model prices the prompts' share (every stage splits alike but the last,
-    // whose logits are the sampled sequences').
-    run_.iterations.push_back({engine_.now(), duration, r, shape.tokens(), static_cast<uint32_t>(f.batch.items.size()),
-                               static_cast<uint32_t>(replica.scheduler->waiting()),
-                               static_cast<uint32_t>(replica.scheduler->running()), replica.scheduler->blocks_used(),
-                               shape.prefill_tokens, Time::ps(communication.ps() / replica.stages),
-                               prefill_share(model_of(replica), shape)});
-    if (poll_ && run_.iterations.size() % 4096 == 0 && !poll_(engine_.now())) {
-      throw RunStopped("run stopped");
-    }
+    record(r, f.batch, duration, Time::ps(communication.ps() / replica.stages), model_of(replica).prefill_share(shape));
     if (disaggregated() && replica.pool == 0 && setup_.transfer == KvTransferMode::layerwise)
       push_layers(f.batch, first, duration);
     if (!pipelined) {
@@ -210,6 +179,65 @@ class ServingSimulation {
       replicas_[r].host_busy = false;
       enter(r, slot, 0);
       start(r);
+    });
+  }
+
+  // Pipelined, the first stage's model prices the prompts' share (every stage splits alike but the last,
+  // whose logits are the sampled sequences').
+  void record(uint32_t r, const ScheduledBatch& batch, Time duration, Time communication, float prefill_share) {
+    const Replica& replica = replicas_[r];
+    const BatchShape& shape = batch.shape;
+    run_.iterations.push_back({engine_.now(), duration, r, shape.tokens(), static_cast<uint32_t>(batch.items.size()),
+                               static_cast<uint32_t>(replica.scheduler->waiting()),
+                               static_cast<uint32_t>(replica.scheduler->running()), replica.scheduler->blocks_used(),
+                               shape.prefill_tokens, communication, prefill_share});
+    if (poll_ && run_.iterations.size() % 4096 == 0 && !poll_(engine_.now())) {
+      throw RunStopped("run stopped");
+    }
+  }
+
+  // An expert-parallel group from `first`: once all its engines are idle and one has work, each forms
+  // its batch (empty: a dummy batch) and all end when the slowest does (each MoE layer waits for every
+  // engine's tokens). Busy until all have completed, so none starts alone.
+  void start_group(uint32_t first) {
+    const uint32_t n = replicas_[first].lockstep;
+    const auto members = replicas_.begin() + first;
+    if (std::any_of(members, members + n, [](const Replica& m) { return m.stage_busy[0]; })) return;
+    ExpertGroupLoad load;
+    bool work = false;
+    for (uint32_t m = first; m < first + n; ++m) {
+      ScheduledBatch& batch = replicas_[m].slots[0].batch;
+      batch = replicas_[m].scheduler->schedule();
+      work = work || !batch.empty();
+      load.add(batch.shape);
+    }
+    if (!work) return;
+    // The engines' prompts' share of the iteration, weighted by each engine's own time: an engine kept
+    // waiting for another's prompts owes that wait to them.
+    std::vector<IterationCost> costs;
+    Time duration;
+    double own = 0, prompts = 0;
+    for (uint32_t m = first; m < first + n; ++m) {
+      const BatchShape& shape = replicas_[m].slots[0].batch.shape;
+      costs.push_back(model_of(replicas_[m]).cost(shape, &load));
+      duration = std::max(duration, costs.back().total());
+      own += static_cast<double>(costs.back().total().ps());
+      prompts += model_of(replicas_[m]).prefill_share(shape) * static_cast<double>(costs.back().total().ps());
+    }
+    for (uint32_t m = first; m < first + n; ++m) {
+      Replica& replica = replicas_[m];
+      replica.stage_busy[0] = true;
+      if (replica.slots[0].batch.empty()) continue;
+      replica.free_slots.pop_back();  // slot 0, the only one
+      run_.flops += model_of(replica).flops(replica.slots[0].batch.shape);
+      record(m, replica.slots[0].batch, duration, costs[m - first].communication, static_cast<float>(prompts / own));
+    }
+    engine_.schedule_in(duration, [this, first, n] {
+      for (uint32_t m = first; m < first + n; ++m) {
+        if (!replicas_[m].slots[0].batch.empty()) end(m, 0);
+      }
+      for (uint32_t m = first; m < first + n; ++m) replicas_[m].stage_busy[0] = false;
+      start_group(first);
     });
   }
 

@@ -71,6 +71,10 @@ struct ServingPool {
   // stages by `activations` (on the fabric).
   uint32_t stages = 1;
   StageTransport* activations = nullptr;
+  // Expert parallelism: replicas in groups of this many (an EP replica's engines, one per GPU) form
+  // their batches together and end together (every MoE layer exchanges their tokens); an idle one runs
+  // a dummy batch. One stage only.
+  uint32_t lockstep = 1;
 };
 
 struct ServingSetup {

@@ -58,7 +58,7 @@ std::vector<ServingSpec> pool_specs(const ServingSpec& spec) {
 
 uint64_t serving_gpus(const ServingSpec& spec) {
   uint64_t gpus = 0;
-  for (const ServingSpec& p : pool_specs(spec)) gpus += static_cast<uint64_t>(p.tp) * p.pp * p.replicas;
+  for (const ServingSpec& p : pool_specs(spec)) gpus += static_cast<uint64_t>(p.tp) * p.pp * p.ep * p.replicas;
   return gpus;
 }
 
@@ -80,6 +80,24 @@ void check_tp(const ModelConfig& m, uint32_t tp, uint32_t replicas, std::string_
   }
 }
 
+void check_ep(const ServingSpec& s) {
+  const ModelConfig& m = s.model;
+  if (s.ep == 0) throw ConfigError("parallel.ep: expected at least 1");
+  if (s.ep == 1) return;
+  if (m.experts <= 1) {
+    throw ConfigError(fmt::format("parallel.ep: {} is dense: expert parallelism needs a mixture of experts", m.name));
+  }
+  if (m.experts % s.ep != 0) {
+    throw ConfigError(fmt::format("parallel.ep: {}'s {} experts do not divide over {} GPUs", m.name, m.experts, s.ep));
+  }
+  if (s.tp != 1 || s.pp != 1 || s.disaggregated.enabled()) {
+    // vLLM and SGLang's DeepSeek recipes run attention data-parallel (tp 1) beside expert parallelism.
+    throw ConfigError(
+        "parallel.ep: each of the ep GPUs runs attention on its own (DP attention); tensor or pipeline "
+        "parallelism inside it, and disaggregated pools, are not modelled with ep: set tp 1 and pp 1");
+  }
+}
+
 }  // namespace
 
 void check(const ServingSpec& s, uint32_t gpus, const catalogue::GpuSpec& gpu) {
@@ -98,12 +116,14 @@ void check(const ServingSpec& s, uint32_t gpus, const catalogue::GpuSpec& gpu) {
   if (s.pp > 1 && s.disaggregated.enabled()) {
     throw ConfigError("parallel.pp: disaggregated prefill and decode pools run one pipeline stage each");
   }
+  check_ep(s);
   if (serving_gpus(s) > gpus) {
     const std::string pools =
         s.disaggregated.enabled()
             ? fmt::format("prefill {} x {} + decode {} x {}", s.disaggregated.prefill_tp,
                           s.disaggregated.prefill_replicas, s.disaggregated.decode_tp, s.disaggregated.decode_replicas)
-            : fmt::format("tp {}{} x replicas {}", s.tp, s.pp > 1 ? fmt::format(" x pp {}", s.pp) : "", s.replicas);
+            : fmt::format("tp {}{}{} x replicas {}", s.tp, s.pp > 1 ? fmt::format(" x pp {}", s.pp) : "",
+                          s.ep > 1 ? fmt::format(" x ep {}", s.ep) : "", s.replicas);
     throw ConfigError(fmt::format("parallel: {} = {} GPUs, but the system has {}", pools, serving_gpus(s), gpus));
   }
   if (s.kv != Precision::bf16 && s.kv != Precision::fp16 && s.kv != Precision::fp8) {

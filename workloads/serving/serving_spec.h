@@ -76,7 +76,15 @@ struct ServingSpec {
   // flight at once (V1's batch queue: the host schedules the next while the earlier ones run). The replica has tp x pp
   // GPUs, stage-major (rank = stage x tp + tp rank, as vLLM lays them out).
   uint32_t pp = 1;
-  uint32_t replicas = 1;  // data-parallel copies, each with its own scheduler and KV cache
+  // Expert-parallel GPUs per replica, for a mixture of experts (DP attention + EP: vLLM's
+  // --data-parallel-size ep --enable-expert-parallel with tp 1, SGLang's --enable-dp-attention). Each of
+  // the ep GPUs is an attention engine of its own (scheduler, KV cache, whole attention weights) and
+  // holds experts / ep whole experts; every MoE layer dispatches each token to the GPUs of its top-k
+  // experts and combines their outputs (DeepEP's kernels, collectives/ep_exchange.h), so the ep engines
+  // step in lockstep, an idle one running a dummy batch (vLLM's execute_dummy_batch). 1: no expert
+  // parallelism (experts split tp ways with the rest).
+  uint32_t ep = 1;
+  uint32_t replicas = 1;  // data-parallel copies, each with its own scheduler and KV cache (ep of them)
   SchedulerLimits limits;
   ServingSlo slo;
   // The client's limit on requests in flight (vLLM benchmark_serving's --max-concurrency): a request
@@ -97,7 +105,8 @@ uint64_t serving_gpus(const ServingSpec& spec);  // over the pools
 std::vector<uint32_t> stage_layers(uint32_t layers, uint32_t pp);
 
 // Throws ConfigError: heads or KV heads not divisible by a pool's tp (nor tp by KV heads), pp of zero,
-// above the layers or with disaggregated pools, the pools' GPUs above the system's, a KV format other than
+// above the layers or with disaggregated pools, ep of zero, above 1 for a dense model, not dividing the
+// experts, or with tp, pp or disaggregated pools, the pools' GPUs above the system's, a KV format other than
 // bf16/fp16/fp8, the GPU lacking fp8 for fp8 weights, limits of zero, a utilisation outside (0, 1].
 void check(const ServingSpec& spec, uint32_t gpus, const catalogue::GpuSpec& gpu);
 
