@@ -69,8 +69,12 @@ std::string pools_text(const ServingSpec& s) {
                     : fmt::format("tp {} x {} replicas", s.tp, s.replicas);
   }
   const Disaggregation& d = s.disaggregated;
-  return fmt::format("disaggregated: prefill tp {} x {}, decode tp {} x {}, KV {}", d.prefill_tp, d.prefill_replicas,
-                     d.decode_tp, d.decode_replicas, to_string(d.transfer));
+  const auto pool = [](uint32_t tp, uint32_t ep, uint32_t replicas) {
+    return ep > 1 ? fmt::format("ep {} x {}", ep, replicas) : fmt::format("tp {} x {}", tp, replicas);
+  };
+  return fmt::format("disaggregated: prefill {}, decode {}, KV {}",
+                     pool(d.prefill_tp, d.prefill_ep, d.prefill_replicas),
+                     pool(d.decode_tp, d.decode_ep, d.decode_replicas), to_string(d.transfer));
 }
 
 std::string kv_transfer_text(const ServingOutcome& o) {

@@ -53,6 +53,11 @@ constexpr std::array kServingFields = {
         "disaggregated.decode_tp", "", "tensor-parallel GPUs per decode replica", Range{1, kMaxCount}),
     field<W, &W::spec, &S::disaggregated, &D::decode_replicas>("disaggregated.decode_replicas", "", "decode replicas",
                                                                Range{1, kMaxCount}),
+    field<W, &W::spec, &S::disaggregated, &D::prefill_ep>("disaggregated.prefill_ep", "",
+                                                          "expert-parallel GPUs per prefill replica (as parallel.ep)",
+                                                          Range{1, kMaxCount}),
+    field<W, &W::spec, &S::disaggregated, &D::decode_ep>(
+        "disaggregated.decode_ep", "", "expert-parallel GPUs per decode replica (as parallel.ep)", Range{1, kMaxCount}),
     choice<W, to_transfer, transfer_name, &W::spec, &S::disaggregated, &D::transfer>(
         "disaggregated.kv_transfer",
         "layerwise (pushed as each layer is computed) | after_prefill (pulled once the prompt is done)"),

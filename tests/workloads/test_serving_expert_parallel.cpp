@@ -169,3 +169,26 @@ TEST_CASE("an expert-parallel replica's engines step together and serve every re
     free = Time::ps(start) + duration;
   }
 }
+
+TEST_CASE("disaggregated pools may each be expert-parallel", "[serving]") {
+  const ClusterSpec cluster = resolve_system("dgx-h100", 2, {}, "--set");
+  const Topology topology = build_cluster(cluster);
+  ServingSpec spec = expert_parallel("mixtral-8x7b", 1);
+  spec.disaggregated = {
+      .prefill_tp = 1, .prefill_replicas = 1, .decode_tp = 1, .decode_replicas = 1, .prefill_ep = 8, .decode_ep = 8};
+  CHECK(serving_gpus(spec) == 16);
+  const std::vector<Request> requests = poisson_requests(20, 60, {LengthKind::fixed, 300}, {LengthKind::fixed, 20}, 5);
+  const ServingOutcome o = serve(topology, cluster, spec, requests);
+  CHECK(o.run.replicas == 16);  // engines: eight prefill, eight decode
+  CHECK(o.run.prefill_replicas == 8);
+  for (const Sequence& s : o.run.sequences) CHECK(s.generated == 20);
+  // Each cache goes from the one prefill GPU that holds it to the one decode GPU, all KV heads (tp 1).
+  CHECK(o.run.kv_bytes == Approx(60 * 300 * kv_bytes_per_token(spec.model, Precision::bf16, 1)).epsilon(1e-9));
+
+  // A decode pool whose replicas would start inside a node is refused, and so is tp with ep.
+  spec.disaggregated.prefill_ep = 4;
+  CHECK_THROWS_WITH(serve(topology, cluster, spec, requests), Catch::Contains("would start at GPU 4"));
+  spec.disaggregated.decode_tp = 2;
+  CHECK_THROWS_WITH(check(spec, 16, catalogue::gpu("h100-sxm")),
+                    Catch::Contains("disaggregated.decode_ep") && Catch::Contains("set decode_tp 1"));
+}

@@ -40,21 +40,39 @@ namespace {
 // Each pool's replicas on consecutive GPUs (the prefill pool's first), stage-major within a replica;
 // each stage's collectives on the fabric.
 struct PoolModels {
-  std::vector<std::vector<uint32_t>> gpus;  // by replica
+  std::vector<std::vector<uint32_t>> gpus;  // by engine: a replica, or one GPU of an expert-parallel one
   std::vector<std::unique_ptr<ReplicaCollectives>> collectives;
   std::vector<std::unique_ptr<IterationModel>> models;  // by replica x stage
   std::unique_ptr<StageTransport> activations;          // pipelined
 };
 
+// DeepEP's ranks are node-major: an expert-parallel replica's GPUs fill whole nodes, or share one evenly.
+void check_placement(const ServingSpec& pool, uint32_t first_gpu, uint32_t per_node) {
+  if (pool.ep <= 1) return;
+  if (per_node % pool.ep != 0 && pool.ep % per_node != 0) {
+    throw ConfigError(
+        fmt::format("ep: {} GPUs per replica neither divide a node's {} GPUs nor fill whole nodes", pool.ep, per_node));
+  }
+  if (first_gpu % std::min(pool.ep, per_node) != 0) {
+    throw ConfigError(
+        fmt::format("ep: the decode pool's replicas would start at GPU {}, inside a node of {}: give "
+                    "the prefill pool whole nodes, or ep GPUs per replica that divide its GPUs",
+                    first_gpu, per_node));
+  }
+}
+
 PoolModels pool_models(const ServingInputs& in, const ServingSpec& pool, const catalogue::GpuSpec& gpu,
                        uint32_t& next_gpu, IsolatedTimer& timer) {
+  check_placement(pool, next_gpu, static_cast<uint32_t>(in.cluster.node.gpus));
   PoolModels out;
   const Efficiencies eff = in.profile.resolve(gpu.name);
   const std::vector<uint32_t> layers = stage_layers(pool.model.layers, pool.pp);
   // Under expert parallelism a stage's collectives span the replica's ep GPUs (its DeepEP exchanges).
   const uint32_t stage_gpus = pool.tp * pool.ep;
   for (uint32_t r = 0; r < pool.replicas; ++r, next_gpu += stage_gpus * pool.pp) {
-    out.gpus.push_back(replica_gpus(next_gpu, stage_gpus * pool.pp));
+    for (uint32_t e = 0; e < pool.ep; ++e) {
+      out.gpus.push_back(replica_gpus(next_gpu + e * pool.tp * pool.pp, pool.tp * pool.pp));
+    }
     for (uint32_t s = 0; s < pool.pp; ++s) {
       out.collectives.push_back(std::make_unique<ReplicaCollectives>(
           in.topology, in.cluster, replica_gpus(next_gpu + s * stage_gpus, stage_gpus), timer));
@@ -77,12 +95,6 @@ ServingOutcome run_serving(const ServingInputs& in, const std::function<bool(Tim
   const ServingSpec& spec = in.spec;
   const catalogue::GpuSpec& gpu = node_spec::gpu_of(node_spec::resolved(in.cluster.node));
   check(spec, static_cast<uint32_t>(in.topology.gpus().size()), gpu);
-  const auto per_node = static_cast<uint32_t>(in.cluster.node.gpus);
-  if (spec.ep > 1 && per_node % spec.ep != 0 && spec.ep % per_node != 0) {
-    // DeepEP's ranks are node-major: a replica's GPUs fill whole nodes, or share one evenly.
-    throw ConfigError(fmt::format(
-        "parallel.ep: {} GPUs per replica neither divide a node's {} GPUs nor fill whole nodes", spec.ep, per_node));
-  }
   const std::vector<ServingSpec> pools = pool_specs(spec);
   ServingOutcome out;
   const uint64_t longest = longest_request(spec, in.requests);

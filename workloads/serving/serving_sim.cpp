@@ -98,6 +98,9 @@ class ServingSimulation {
   };
 
   bool disaggregated() const { return setup_.pools.size() > 1; }
+  bool pushes_layers(const Replica& r) const {
+    return disaggregated() && r.pool == 0 && setup_.transfer == KvTransferMode::layerwise;
+  }
   const IterationModel& model_of(const Replica& r, uint32_t stage = 0) const {
     return setup_.pools[r.pool].model_of(r.index, stage);
   }
@@ -167,8 +170,7 @@ class ServingSimulation {
     }
     const Time duration = Time::ps(busy.ps() / replica.stages);
     record(r, f.batch, duration, Time::ps(communication.ps() / replica.stages), model_of(replica).prefill_share(shape));
-    if (disaggregated() && replica.pool == 0 && setup_.transfer == KvTransferMode::layerwise)
-      push_layers(f.batch, first, duration);
+    if (pushes_layers(replica)) push_layers(f.batch, first, duration);
     if (!pipelined) {
       run_stage(r, slot, 0);
       return;
@@ -191,9 +193,7 @@ class ServingSimulation {
                                static_cast<uint32_t>(replica.scheduler->waiting()),
                                static_cast<uint32_t>(replica.scheduler->running()), replica.scheduler->blocks_used(),
                                shape.prefill_tokens, communication, prefill_share});
-    if (poll_ && run_.iterations.size() % 4096 == 0 && !poll_(engine_.now())) {
-      throw RunStopped("run stopped");
-    }
+    if (poll_ && run_.iterations.size() % 4096 == 0 && !poll_(engine_.now())) throw RunStopped("run stopped");
   }
 
   // An expert-parallel group from `first`: once all its engines are idle and one has work, each forms
@@ -206,8 +206,7 @@ class ServingSimulation {
     ExpertGroupLoad load;
     bool work = false;
     for (uint32_t m = first; m < first + n; ++m) {
-      ScheduledBatch& batch = replicas_[m].slots[0].batch;
-      batch = replicas_[m].scheduler->schedule();
+      const ScheduledBatch& batch = replicas_[m].slots[0].batch = replicas_[m].scheduler->schedule();
       work = work || !batch.empty();
       load.add(batch.shape);
     }
@@ -230,6 +229,7 @@ class ServingSimulation {
       if (replica.slots[0].batch.empty()) continue;
       replica.free_slots.pop_back();  // slot 0, the only one
       run_.flops += model_of(replica).flops(replica.slots[0].batch.shape);
+      if (pushes_layers(replica)) push_layers(replica.slots[0].batch, costs[m - first], duration);
       record(m, replica.slots[0].batch, duration, costs[m - first].communication, static_cast<float>(prompts / own));
     }
     engine_.schedule_in(duration, [this, first, n] {

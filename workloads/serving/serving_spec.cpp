@@ -51,8 +51,10 @@ std::vector<ServingSpec> pool_specs(const ServingSpec& spec) {
   for (ServingSpec& p : pools) p.disaggregated = {};
   pools[0].tp = d.prefill_tp;
   pools[0].replicas = d.prefill_replicas;
+  pools[0].ep = d.prefill_ep;
   pools[1].tp = d.decode_tp;
   pools[1].replicas = d.decode_replicas;
+  pools[1].ep = d.decode_ep;
   return pools;
 }
 
@@ -80,21 +82,23 @@ void check_tp(const ModelConfig& m, uint32_t tp, uint32_t replicas, std::string_
   }
 }
 
-void check_ep(const ServingSpec& s) {
+// One pool's expert parallelism; `key` sets its ep, `tp_key` its tp.
+void check_ep(const ServingSpec& s, std::string_view key, std::string_view tp_key) {
   const ModelConfig& m = s.model;
-  if (s.ep == 0) throw ConfigError("parallel.ep: expected at least 1");
+  if (s.ep == 0) throw ConfigError(fmt::format("{}: expected at least 1", key));
   if (s.ep == 1) return;
   if (m.experts <= 1) {
-    throw ConfigError(fmt::format("parallel.ep: {} is dense: expert parallelism needs a mixture of experts", m.name));
+    throw ConfigError(fmt::format("{}: {} is dense: expert parallelism needs a mixture of experts", key, m.name));
   }
   if (m.experts % s.ep != 0) {
-    throw ConfigError(fmt::format("parallel.ep: {}'s {} experts do not divide over {} GPUs", m.name, m.experts, s.ep));
+    throw ConfigError(fmt::format("{}: {}'s {} experts do not divide over {} GPUs", key, m.name, m.experts, s.ep));
   }
-  if (s.tp != 1 || s.pp != 1 || s.disaggregated.enabled()) {
+  if (s.tp != 1 || s.pp != 1) {
     // vLLM and SGLang's DeepSeek recipes run attention data-parallel (tp 1) beside expert parallelism.
     throw ConfigError(
-        "parallel.ep: each of the ep GPUs runs attention on its own (DP attention); tensor or pipeline "
-        "parallelism inside it, and disaggregated pools, are not modelled with ep: set tp 1 and pp 1");
+        fmt::format("{}: each of the ep GPUs runs attention on its own (DP attention); tensor or pipeline "
+                    "parallelism inside it is not modelled with ep: set {} 1 and pp 1",
+                    key, tp_key));
   }
 }
 
@@ -116,12 +120,19 @@ void check(const ServingSpec& s, uint32_t gpus, const catalogue::GpuSpec& gpu) {
   if (s.pp > 1 && s.disaggregated.enabled()) {
     throw ConfigError("parallel.pp: disaggregated prefill and decode pools run one pipeline stage each");
   }
-  check_ep(s);
+  if (s.disaggregated.enabled()) {
+    const std::vector<ServingSpec> pools = pool_specs(s);
+    check_ep(pools[0], "disaggregated.prefill_ep", "prefill_tp");
+    check_ep(pools[1], "disaggregated.decode_ep", "decode_tp");
+  } else {
+    check_ep(s, "parallel.ep", "tp");
+  }
   if (serving_gpus(s) > gpus) {
     const std::string pools =
         s.disaggregated.enabled()
-            ? fmt::format("prefill {} x {} + decode {} x {}", s.disaggregated.prefill_tp,
-                          s.disaggregated.prefill_replicas, s.disaggregated.decode_tp, s.disaggregated.decode_replicas)
+            ? fmt::format("prefill {} x {} + decode {} x {}", s.disaggregated.prefill_tp * s.disaggregated.prefill_ep,
+                          s.disaggregated.prefill_replicas, s.disaggregated.decode_tp * s.disaggregated.decode_ep,
+                          s.disaggregated.decode_replicas)
             : fmt::format("tp {}{}{} x replicas {}", s.tp, s.pp > 1 ? fmt::format(" x pp {}", s.pp) : "",
                           s.ep > 1 ? fmt::format(" x ep {}", s.ep) : "", s.replicas);
     throw ConfigError(fmt::format("parallel: {} = {} GPUs, but the system has {}", pools, serving_gpus(s), gpus));
