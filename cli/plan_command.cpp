@@ -17,10 +17,12 @@
 #include "scenarios/plan_search.h"
 #include "scenarios/run_scenario.h"
 #include "scenarios/scenario.h"
+#include "scenarios/serving_layouts.h"
 #include "scenarios/serving_plan.h"
 #include "sim/core/errors.h"
 #include "topologies/catalogue/gpus.h"
 #include "workloads/memory_model.h"
+#include "workloads/serving/serving.h"
 
 namespace weft::cli {
 namespace {
@@ -107,10 +109,31 @@ cost::PlanPoint measure(const Candidate& c, bool per_step) {
   return {c.name, r.total, per_step ? r.cost->step->usd_per_step : r.cost->cluster->capital_usd};
 }
 
+void plan_serving(const PlanArgs& a, const Scenario& base, const std::vector<Candidate>& all);
+
+// A serving workload's --search parallel: every layout (scenarios/serving_layouts.h) of the scenario and
+// of each compare: variant, as candidates of one serving plan.
+std::vector<Candidate> serving_layout_candidates(const Scenario& base) {
+  std::vector<std::pair<std::string, const Scenario*>> configs{{"", &base}};
+  for (const ScenarioVariant& v : base.compare) configs.emplace_back(v.name + ": ", v.scenario.get());
+  std::vector<Candidate> out;
+  for (const auto& [prefix, s] : configs) {
+    const ServingWorkload& w = *s->serving();
+    const std::vector<ServingLayout> layouts = serving_layouts(
+        w.spec, static_cast<uint32_t>(s->system.ranks), static_cast<uint32_t>(s->system.cluster.node.gpus),
+        catalogue::gpu(w.gpu), longest_request(w.spec, w.requests));
+    for (const ServingLayout& l : layouts) {
+      out.push_back({prefix + l.name, std::make_shared<const Scenario>(with_layout(*s, l))});
+    }
+  }
+  return out;
+}
+
 // --search parallel: the plan search on the scenario and on each compare: variant (each fabric at
 // its own best plan), then the variants' best plans side by side.
 void search(const PlanArgs& a, const Scenario& base) {
   if (a.search != "parallel") throw ConfigError(fmt::format("plan: --search '{}': expected parallel", a.search));
+  if (base.serving()) return plan_serving(a, base, serving_layout_candidates(base));
   std::vector<std::pair<std::string, std::shared_ptr<const Scenario>>> configs{
       {base.compare.empty() ? base.name : base.baseline, std::make_shared<const Scenario>(base)}};
   for (const ScenarioVariant& v : base.compare) configs.emplace_back(v.name, v.scenario);
@@ -139,7 +162,7 @@ void search(const PlanArgs& a, const Scenario& base) {
 
 // A serving workload: each configuration serves the scenario's requests; the cheapest meeting the SLO
 // (scenarios/serving_plan.h), or with --max-rate the highest rate each serves within it.
-void plan_serving(const PlanArgs& a, const Scenario& base) {
+void plan_serving(const PlanArgs& a, const Scenario& base, const std::vector<Candidate>& all) {
   const ServingSlo& slo = base.serving()->spec.slo;
   if (slo.ttft == Time() && slo.tpot == Time() && slo.e2e == Time()) {
     throw ConfigError("plan: a serving plan needs objectives: slo: {ttft: ..., tpot: ..., e2e: ...}");
@@ -147,7 +170,6 @@ void plan_serving(const PlanArgs& a, const Scenario& base) {
   if (!(a.attainment > 0 && a.attainment <= 1)) throw ConfigError("plan: --attainment: expected a fraction in (0, 1]");
   std::vector<ServingPlanRow> rows;
   std::vector<std::string> unreachable;
-  const std::vector<Candidate> all = candidates(a, base);
   for (size_t i = 0; i < all.size(); ++i) {
     fmt::print(stderr, "plan: {}/{} {}\n", i + 1, all.size(), all[i].name);
     if (!a.max_rate) {
@@ -177,7 +199,12 @@ void plan_serving(const PlanArgs& a, const Scenario& base) {
 
 void plan(const PlanArgs& a) {
   if (!a.search.empty()) return search(a, load_scenario_file(a.scenario, a.sets));
-  if (const Scenario base = load_scenario_file(a.scenario, a.sets); base.serving()) return plan_serving(a, base);
+  if (const Scenario base = load_scenario_file(a.scenario, a.sets); base.serving()) {
+    if (base.plan_search.empty()) return plan_serving(a, base, candidates(a, base));
+    PlanArgs with = a;
+    with.search = base.plan_search;
+    return search(with, base);
+  }
   if (a.target.empty() && a.budget < 0) {
     const Scenario base = load_scenario_file(a.scenario, a.sets);
     if (!base.plan_search.empty()) {

@@ -1,6 +1,7 @@
 #include "scenarios/serving_plan.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 
@@ -109,13 +110,15 @@ std::optional<size_t> cheapest_serving(const std::vector<ServingPlanRow>& rows) 
 }
 
 std::string format_serving_plan(const std::vector<ServingPlanRow>& rows, std::optional<size_t> chosen) {
-  std::string out = fmt::format("  {:<32} {:>9} {:>9} {:>11} {:>9} {:>9} {:>10} {:>10}\n", "configuration", "req/s",
-                                "meet SLO", "out tok/s", "ttft p50", "tpot p50", "USD/h", "$/M out");
+  size_t width = 32;  // the names' column: as wide as the longest
+  for (const ServingPlanRow& r : rows) width = std::max(width, r.name.size());
+  std::string out = fmt::format("  {:<{}} {:>9} {:>9} {:>11} {:>9} {:>9} {:>10} {:>10}\n", "configuration", width,
+                                "req/s", "meet SLO", "out tok/s", "ttft p50", "tpot p50", "USD/h", "$/M out");
   for (size_t i = 0; i < rows.size(); ++i) {
     const ServingPlanRow& r = rows[i];
     out +=
-        fmt::format("{} {:<32} {:>9.3g} {:>8.1f}% {:>11.1f} {:>9.2f} {:>9.2f} {:>10} {:>10}\n", chosen == i ? '*' : ' ',
-                    r.name, r.rate, 100 * r.attainment, r.output_tokens_per_s, r.ttft_p50.seconds() * 1e3,
+        fmt::format("{} {:<{}} {:>9.3g} {:>8.1f}% {:>11.1f} {:>9.2f} {:>9.2f} {:>10} {:>10}\n", chosen == i ? '*' : ' ',
+                    r.name, width, r.rate, 100 * r.attainment, r.output_tokens_per_s, r.ttft_p50.seconds() * 1e3,
                     r.tpot_p50.seconds() * 1e3, r.usd_per_hour ? fmt::format("{:.2f}", *r.usd_per_hour) : "n/a",
                     r.usd_per_m_output ? fmt::format("{:.3g}", *r.usd_per_m_output) : "n/a");
   }

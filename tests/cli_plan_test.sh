@@ -84,5 +84,18 @@ for r in rows:  # tp x pp x dp x cp = 8, tp inside the box
 PY
 rc=0; "$weft" plan "$tmp/s.yaml" --search everything 2>/dev/null || rc=$?
 [[ $rc -eq 2 ]] || fail "plan --search everything: exit $rc, expected 2"
+# A serving scenario's --search parallel: every layout of each configuration that holds the model,
+# colocated and disaggregated, in one plan; the answer is one of them.
+out=$("$weft" plan --search parallel "$src/scenarios/examples/serving-8b-gpus.yaml" \
+  --set workload.serving.requests.count=30 2>/dev/null) || fail "serving plan --search parallel: exit $?"
+/usr/bin/python3 - "$out" <<'PY' || fail "serving layouts: $out"
+import re, sys
+text = sys.argv[1]
+rows = [l for l in text.splitlines() if re.match(r"^[ *] .*(tp|ep) \d+ x ", l)]
+assert any(" P tp 1 x 4 + D tp 4 x 1 " in r for r in rows), rows
+assert any(re.search(r"8x H100 \(DGX\): tp 2 x pp 2 x 2 ", r) for r in rows), rows
+assert sum(r.startswith("*") for r in rows) == 1, rows
+assert re.search(r"^answer: .*(tp|ep) \d+ x \d+", text, re.M), text
+PY
 rm -rf "$tmp"
 echo "ok plan"

@@ -2,6 +2,8 @@
 // its errors at file:line:column, its round trip through `weft validate --resolved` and its report.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <set>
 #include <string>
 
 #include "scenarios/report.h"
@@ -9,8 +11,12 @@
 #include "scenarios/run_scenario.h"
 #include "scenarios/scenario.h"
 #include "scenarios/scenario_yaml.h"
+#include "scenarios/serving_layouts.h"
 #include "scenarios/serving_plan.h"
 #include "sim/core/errors.h"
+#include "topologies/catalogue/gpus.h"
+#include "workloads/serving/kv_cache.h"
+#include "workloads/serving/serving.h"
 
 using namespace weft;
 
@@ -207,4 +213,60 @@ TEST_CASE("a disaggregated serving scenario: its pools, its KV transfers, writte
                                                     "    requests: {count: 5}\n"),
                                        "d.yaml"),
                     Catch::Contains("expected after_prefill or layerwise"));
+}
+
+TEST_CASE("serving layouts: every split of the GPUs that holds the model, colocated and disaggregated", "[serving]") {
+  const catalogue::GpuSpec& h100 = catalogue::gpu("h100-sxm");
+  ServingSpec spec;
+  spec.model = model("llama-3-8b");
+  const std::vector<ServingLayout> small = serving_layouts(spec, 8, 8, h100, 2048);
+  std::set<std::string> names;
+  for (const ServingLayout& l : small) {
+    names.insert(l.name);
+    CHECK(serving_gpus(l.spec) == 8);  // every GPU used
+    CHECK((l.spec.pp == 1 || !l.spec.disaggregated.enabled()));
+  }
+  // tp x pp over 8 GPUs in powers of two: 4 + 3 + 2 + 1 colocated; disaggregated over 2 + 6, 4 + 4 and
+  // 6 + 2 GPUs, each pool tp 1, 2 or 4 where it divides: 2 x 2 + 3 x 3 + 2 x 2.
+  CHECK(small.size() == 10 + 17);
+  CHECK(names.size() == small.size());
+  for (const char* n : {"tp 8 x 1", "tp 2 x pp 2 x 2", "P tp 1 x 2 + D tp 2 x 3", "P tp 4 x 1 + D tp 4 x 1"}) {
+    CHECK(names.count(n) == 1);
+  }
+  // Llama 3 70B in bf16 (141 GB) fits no GPU alone; every pool left holds the longest request.
+  spec.model = model("llama-3-70b");
+  const std::vector<ServingLayout> large = serving_layouts(spec, 8, 8, h100, 2048);
+  CHECK(large.size() < small.size());
+  for (const ServingLayout& l : large) {
+    INFO(l.name);
+    for (const ServingSpec& pool : pool_specs(l.spec)) {
+      CHECK(pool.tp * pool.pp >= 2);
+      CHECK(kv_capacity(pool, h100).tokens() >= 2048);
+    }
+  }
+  // A mixture of experts adds expert-parallel replicas, placed whole within or across nodes.
+  spec.model = model("mixtral-8x7b");
+  names.clear();
+  for (const ServingLayout& l : serving_layouts(spec, 16, 8, h100, 2048)) names.insert(l.name);
+  CHECK(names.count("ep 8 x 2") == 1);
+  CHECK(names.count("ep 4 x 4") == 1);
+  CHECK(names.count("P tp 8 x 1 + D ep 8 x 1") == 1);
+  CHECK(names.count("ep 16 x 1") == 0);  // 8 experts do not divide over 16 GPUs
+}
+
+TEST_CASE("serving layouts: a scenario laid out runs as that layout", "[serving]") {
+  const Scenario s = load_scenario_text(kGood, "s.yaml");
+  const ServingWorkload& w = *s.serving();
+  const std::vector<ServingLayout> layouts =
+      serving_layouts(w.spec, 8, 8, catalogue::gpu(w.gpu), longest_request(w.spec, w.requests));
+  const auto it = std::find_if(layouts.begin(), layouts.end(),
+                               [](const ServingLayout& l) { return l.name == "P tp 2 x 1 + D tp 2 x 3"; });
+  REQUIRE(it != layouts.end());
+  const Scenario laid = with_layout(s, *it);
+  CHECK(laid.serving()->spec.disaggregated.decode_replicas == 3);
+  const ScenarioResult r = run_scenario(laid);
+  REQUIRE(r.serving);
+  CHECK(r.serving->run.prefill_replicas == 1);
+  CHECK(r.serving->run.replicas == 4);
+  CHECK(r.serving->metrics.requests == 50);
 }
