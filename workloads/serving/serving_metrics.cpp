@@ -83,14 +83,22 @@ void add_iterations(const ServingRun& run, ServingMetrics& m) {
 
 }  // namespace
 
+namespace {
+
+// numpy's default (linear) percentile p of n > 0 ordered values, `at(i)` the i-th smallest (ps).
+template <class At>
+Time interpolated(uint64_t n, double p, At at) {
+  const double rank = p / 100 * static_cast<double>(n - 1);
+  const auto lo = static_cast<uint64_t>(std::floor(rank));
+  const double frac = rank - static_cast<double>(lo);
+  return Time::ps(std::llround(at(lo) * (1 - frac) + at(std::min(lo + 1, n - 1)) * frac));
+}
+
+}  // namespace
+
 Time percentile(const std::vector<Time>& sorted, double p) {
   if (sorted.empty()) return Time();
-  const double rank = p / 100 * static_cast<double>(sorted.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(rank));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  const double frac = rank - static_cast<double>(lo);
-  const double v = static_cast<double>(sorted[lo].ps()) * (1 - frac) + static_cast<double>(sorted[hi].ps()) * frac;
-  return Time::ps(std::llround(v));
+  return interpolated(sorted.size(), p, [&](uint64_t i) { return static_cast<double>(sorted[i].ps()); });
 }
 
 LatencyStats histogram_stats(const std::vector<std::pair<int64_t, uint64_t>>& sorted) {
@@ -103,7 +111,7 @@ LatencyStats histogram_stats(const std::vector<std::pair<int64_t, uint64_t>>& so
   if (s.count == 0) return s;
   s.mean = Time::ps(std::llround(sum / static_cast<double>(s.count)));
   s.max = Time::ps(sorted.back().first);
-  // The order statistic at each rank, interpolated as percentile() does.
+  // The order statistic at each rank.
   auto at_rank = [&](uint64_t rank) {
     uint64_t seen = 0;
     for (const auto& [value, count] : sorted) {
@@ -112,15 +120,9 @@ LatencyStats histogram_stats(const std::vector<std::pair<int64_t, uint64_t>>& so
     }
     return static_cast<double>(sorted.back().first);
   };
-  auto pct = [&](double p) {
-    const double rank = p / 100 * static_cast<double>(s.count - 1);
-    const uint64_t lo = static_cast<uint64_t>(std::floor(rank));
-    const double frac = rank - static_cast<double>(lo);
-    return Time::ps(std::llround(at_rank(lo) * (1 - frac) + at_rank(std::min(lo + 1, s.count - 1)) * frac));
-  };
-  s.p50 = pct(50);
-  s.p90 = pct(90);
-  s.p99 = pct(99);
+  s.p50 = interpolated(s.count, 50, at_rank);
+  s.p90 = interpolated(s.count, 90, at_rank);
+  s.p99 = interpolated(s.count, 99, at_rank);
   return s;
 }
 
