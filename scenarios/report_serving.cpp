@@ -69,12 +69,13 @@ std::string pools_text(const ServingSpec& s) {
                     : fmt::format("tp {} x {} replicas", s.tp, s.replicas);
   }
   const Disaggregation& d = s.disaggregated;
-  const auto pool = [](uint32_t tp, uint32_t ep, uint32_t replicas) {
-    return ep > 1 ? fmt::format("ep {} x {}", ep, replicas) : fmt::format("tp {} x {}", tp, replicas);
+  const auto pool = [](uint32_t tp, uint32_t pp, uint32_t ep, uint32_t replicas) {
+    if (ep > 1) return fmt::format("ep {} x {}", ep, replicas);
+    return pp > 1 ? fmt::format("tp {} x pp {} x {}", tp, pp, replicas) : fmt::format("tp {} x {}", tp, replicas);
   };
   return fmt::format("disaggregated: prefill {}, decode {}, KV {}",
-                     pool(d.prefill_tp, d.prefill_ep, d.prefill_replicas),
-                     pool(d.decode_tp, d.decode_ep, d.decode_replicas), to_string(d.transfer));
+                     pool(d.prefill_tp, d.prefill_pp, d.prefill_ep, d.prefill_replicas),
+                     pool(d.decode_tp, d.decode_pp, d.decode_ep, d.decode_replicas), to_string(d.transfer));
 }
 
 std::string kv_transfer_text(const ServingOutcome& o) {

@@ -58,6 +58,11 @@ constexpr std::array kServingFields = {
                                                           Range{1, kMaxCount}),
     field<W, &W::spec, &S::disaggregated, &D::decode_ep>(
         "disaggregated.decode_ep", "", "expert-parallel GPUs per decode replica (as parallel.ep)", Range{1, kMaxCount}),
+    field<W, &W::spec, &S::disaggregated, &D::prefill_pp>(
+        "disaggregated.prefill_pp", "", "pipeline stages per prefill replica (kv_transfer: after_prefill)",
+        Range{1, kMaxCount}),
+    field<W, &W::spec, &S::disaggregated, &D::decode_pp>("disaggregated.decode_pp", "",
+                                                         "pipeline stages per decode replica", Range{1, kMaxCount}),
     choice<W, to_transfer, transfer_name, &W::spec, &S::disaggregated, &D::transfer>(
         "disaggregated.kv_transfer",
         "layerwise (pushed as each layer is computed) | after_prefill (pulled once the prompt is done)"),

@@ -48,8 +48,8 @@ void read_sections(const YamlMap& s, ServingWorkload& w) {
   if (s.has("disaggregated")) {
     if (s.has("parallel") && !s.map("parallel").keys().empty()) {  // parallel: {} lets a variant clear it
       throw s.error("disaggregated",
-                    "give the pools here (prefill_tp, prefill_replicas, prefill_ep, decode_tp, decode_replicas, "
-                    "decode_ep) or "
+                    "give the pools here (prefill_tp, prefill_replicas, prefill_ep, prefill_pp, decode_tp, "
+                    "decode_replicas, decode_ep, decode_pp) or "
                     "parallel:, not both");
     }
     w.spec.disaggregated.prefill_tp = 1;  // the section's presence disaggregates; its keys size the pools

@@ -5,6 +5,7 @@
 
 #include "sim/simulation.h"
 #include "tests/serving_runs.h"
+#include "topologies/catalogue/gpus.h"
 #include "topologies/clusters.h"
 #include "topologies/systems.h"
 #include "workloads/serving/serving.h"
@@ -31,9 +32,9 @@ struct Sent {
 
 // One cache of `tokens` tokens from a prefill replica on GPUs `from` to a decode replica on `to`, alone.
 Sent send_alone(const Topology& topology, const std::vector<uint32_t>& from, const std::vector<uint32_t>& to,
-                uint32_t tokens) {
+                uint32_t tokens, uint32_t from_pp = 1, uint32_t to_pp = 1) {
   Simulation sim(topology, SimulationSetup{"flow", 1, {}});
-  KvTransport kv(sim.fabric(), topology, model("llama-3-8b"), Precision::bf16, {from}, {to});
+  KvTransport kv(sim.fabric(), topology, model("llama-3-8b"), Precision::bf16, {from}, {to}, from_pp, to_pp);
   Sent out;
   kv.send(0, 0, tokens, 1, Time(), [&] { out.done = sim.engine().now(); });
   sim.run();
@@ -148,4 +149,43 @@ TEST_CASE("disaggregated: a decode pool short of KV blocks preempts and still fi
     CHECK(o.metrics.output_tokens == outputs);
     for (const Sequence& s : o.run.sequences) REQUIRE(s.finish >= s.first_token);
   }
+}
+
+TEST_CASE("pipelined pools: each layer's KV goes from the stage that computed it to the stage that holds it",
+          "[serving]") {
+  const ClusterSpec cluster = resolve_system("dgx-h100", 2, {}, "--set");
+  const Topology topology = build_cluster(cluster);
+  const double whole = 1000 * kLlama8bKvBytesPerToken;
+  // Prefill pp 2 (tp 1) to decode tp 2: each stage's 16 layers to both decode GPUs, half the heads each.
+  const Sent stages_to_tp = send_alone(topology, {0, 1}, {8, 9}, 1000, 2, 1);
+  CHECK(stages_to_tp.transfers == 4);
+  CHECK(stages_to_tp.bytes == Approx(whole));
+  // pp 2 to pp 2, the same split: stage to stage only. pp 2 to pp 4: each decode stage from one prefill
+  // stage (8 of 32 layers each; 16 | 16 against 8 | 8 | 8 | 8).
+  CHECK(send_alone(topology, {0, 1}, {8, 9}, 1000, 2, 2).transfers == 2);
+  const Sent two_to_four = send_alone(topology, {0, 1}, gpus(8, 4), 1000, 2, 4);
+  CHECK(two_to_four.transfers == 4);
+  CHECK(two_to_four.bytes == Approx(whole));
+  // A run with pipelined pools hands every sequence off and finishes it.
+  ServingSpec spec = disaggregated(KvTransferMode::after_prefill);
+  spec.disaggregated = {.prefill_tp = 2,
+                        .prefill_replicas = 2,
+                        .decode_tp = 2,
+                        .decode_replicas = 2,
+                        .prefill_pp = 2,
+                        .decode_pp = 2,
+                        .transfer = KvTransferMode::after_prefill};
+  const std::vector<Request> requests = poisson_requests(10, 40, {LengthKind::fixed, 500}, {LengthKind::fixed, 16}, 9);
+  const ServingOutcome o = serve(topology, cluster, spec, requests);
+  for (const Sequence& q : o.run.sequences) CHECK(q.generated == 16);
+  CHECK(o.run.kv_bytes == Approx(40 * 500 * kLlama8bKvBytesPerToken));
+  CHECK(o.run.kv_transfers == 160);  // 2 stages x 2 tensor-parallel ranks, each to its counterpart
+  CHECK(o.run.stage_transfers > 0);
+  // A layer-by-layer push from a pipelined prefill is refused; parallel.pp with pools too.
+  spec.disaggregated.transfer = KvTransferMode::layerwise;
+  const catalogue::GpuSpec& h100 = catalogue::gpu("h100-sxm");
+  CHECK_THROWS_WITH(check(spec, 16, h100), Catch::Contains("set kv_transfer: after_prefill"));
+  spec.disaggregated.transfer = KvTransferMode::after_prefill;
+  spec.disaggregated.decode_pp = 40;
+  CHECK_THROWS_WITH(check(spec, 1024, h100), Catch::Contains("disaggregated.decode_pp: 40 stages"));
 }

@@ -132,5 +132,5 @@ TEST_CASE("pipeline stages are checked against the model and the system", "[serv
   CHECK_THROWS_WITH(check(spec, 8, h100), Catch::Contains("tp 4 x pp 4 x replicas 1 = 16 GPUs"));
   CHECK(serving_gpus(spec) == 16);
   spec.disaggregated.prefill_tp = 1;
-  CHECK_THROWS_WITH(check(spec, 64, h100), Catch::Contains("one pipeline stage each"));
+  CHECK_THROWS_WITH(check(spec, 64, h100), Catch::Contains("take their stages from disaggregated.prefill_pp"));
 }

@@ -126,8 +126,8 @@ ServingOutcome run_serving(const ServingInputs& in, const std::function<bool(Tim
   }
   std::unique_ptr<KvTransport> transport;
   if (spec.disaggregated.enabled()) {
-    transport =
-        std::make_unique<KvTransport>(main.fabric(), in.topology, spec.model, spec.kv, models[0].gpus, models[1].gpus);
+    transport = std::make_unique<KvTransport>(main.fabric(), in.topology, spec.model, spec.kv, models[0].gpus,
+                                              models[1].gpus, pools[0].pp, pools[1].pp);
     setup.transfer = spec.disaggregated.transfer;
     setup.transport = transport.get();
     setup.layers = spec.model.layers;

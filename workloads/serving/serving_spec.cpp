@@ -52,9 +52,11 @@ std::vector<ServingSpec> pool_specs(const ServingSpec& spec) {
   pools[0].tp = d.prefill_tp;
   pools[0].replicas = d.prefill_replicas;
   pools[0].ep = d.prefill_ep;
+  pools[0].pp = d.prefill_pp;
   pools[1].tp = d.decode_tp;
   pools[1].replicas = d.decode_replicas;
   pools[1].ep = d.decode_ep;
+  pools[1].pp = d.decode_pp;
   return pools;
 }
 
@@ -102,9 +104,8 @@ void check_ep(const ServingSpec& s, std::string_view key, std::string_view tp_ke
   }
 }
 
-}  // namespace
-
-void check(const ServingSpec& s, uint32_t gpus, const catalogue::GpuSpec& gpu) {
+// Each pool's tp, pp and ep against the model, and the combinations not modelled.
+void check_parallel(const ServingSpec& s) {
   const ModelConfig& m = s.model;
   if (s.disaggregated.enabled()) {
     const Disaggregation& d = s.disaggregated;
@@ -118,20 +119,40 @@ void check(const ServingSpec& s, uint32_t gpus, const catalogue::GpuSpec& gpu) {
         fmt::format("parallel.pp: {} stages for {}'s {} layers (expected 1 to {})", s.pp, m.name, m.layers, m.layers));
   }
   if (s.pp > 1 && s.disaggregated.enabled()) {
-    throw ConfigError("parallel.pp: disaggregated prefill and decode pools run one pipeline stage each");
+    throw ConfigError("parallel.pp: disaggregated pools take their stages from disaggregated.prefill_pp and decode_pp");
   }
   if (s.disaggregated.enabled()) {
     const std::vector<ServingSpec> pools = pool_specs(s);
+    for (const auto& [pool, key] : {std::pair{pools[0], "prefill_pp"}, std::pair{pools[1], "decode_pp"}}) {
+      if (pool.pp == 0 || pool.pp > m.layers) {
+        throw ConfigError(fmt::format("disaggregated.{}: {} stages for {}'s {} layers (expected 1 to {})", key, pool.pp,
+                                      m.name, m.layers, m.layers));
+      }
+    }
+    if (pools[0].pp > 1 && s.disaggregated.transfer == KvTransferMode::layerwise) {
+      throw ConfigError(
+          "disaggregated.prefill_pp: a layer-by-layer push from a pipelined prefill pool is not modelled: set "
+          "kv_transfer: after_prefill");
+    }
     check_ep(pools[0], "disaggregated.prefill_ep", "prefill_tp");
     check_ep(pools[1], "disaggregated.decode_ep", "decode_tp");
   } else {
     check_ep(s, "parallel.ep", "tp");
   }
+}
+
+}  // namespace
+
+void check(const ServingSpec& s, uint32_t gpus, const catalogue::GpuSpec& gpu) {
+  const ModelConfig& m = s.model;
+  check_parallel(s);
   if (serving_gpus(s) > gpus) {
     const std::string pools =
         s.disaggregated.enabled()
-            ? fmt::format("prefill {} x {} + decode {} x {}", s.disaggregated.prefill_tp * s.disaggregated.prefill_ep,
-                          s.disaggregated.prefill_replicas, s.disaggregated.decode_tp * s.disaggregated.decode_ep,
+            ? fmt::format("prefill {} x {} + decode {} x {}",
+                          s.disaggregated.prefill_tp * s.disaggregated.prefill_ep * s.disaggregated.prefill_pp,
+                          s.disaggregated.prefill_replicas,
+                          s.disaggregated.decode_tp * s.disaggregated.decode_ep * s.disaggregated.decode_pp,
                           s.disaggregated.decode_replicas)
             : fmt::format("tp {}{}{} x replicas {}", s.tp, s.pp > 1 ? fmt::format(" x pp {}", s.pp) : "",
                           s.ep > 1 ? fmt::format(" x ep {}", s.ep) : "", s.replicas);

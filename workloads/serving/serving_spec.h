@@ -64,6 +64,11 @@ struct Disaggregation {
   uint32_t decode_replicas = 1;
   uint32_t prefill_ep = 1;  // expert-parallel GPUs per replica of each pool (ServingSpec::ep)
   uint32_t decode_ep = 1;
+  // Pipeline stages per replica of each pool (ServingSpec::pp): the KV of a layer goes from the prefill
+  // stage that computed it to the decode stage that holds it. A pipelined prefill pool hands its caches
+  // off after the prefill (kv_transfer: after_prefill).
+  uint32_t prefill_pp = 1;
+  uint32_t decode_pp = 1;
   KvTransferMode transfer = KvTransferMode::layerwise;
   bool enabled() const { return prefill_tp > 0; }
 };
@@ -106,8 +111,9 @@ uint64_t serving_gpus(const ServingSpec& spec);  // over the pools
 // the output layer).
 std::vector<uint32_t> stage_layers(uint32_t layers, uint32_t pp);
 
-// Throws ConfigError: heads or KV heads not divisible by a pool's tp (nor tp by KV heads), pp of zero,
-// above the layers or with disaggregated pools, a pool's ep of zero, above 1 for a dense model, not
+// Throws ConfigError: heads or KV heads not divisible by a pool's tp (nor tp by KV heads), a pool's pp
+// of zero or above the layers, parallel.pp with disaggregated pools, a pipelined prefill pool pushing
+// layerwise, a pool's ep of zero, above 1 for a dense model, not
 // dividing the experts, or with tp or pp, the pools' GPUs above the system's, a KV format other than
 // bf16/fp16/fp8, the GPU lacking fp8 for fp8 weights, limits of zero, a utilisation outside (0, 1].
 void check(const ServingSpec& spec, uint32_t gpus, const catalogue::GpuSpec& gpu);
