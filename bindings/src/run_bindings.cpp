@@ -18,6 +18,10 @@
 #include "scenarios/report.h"
 #include "scenarios/run_scenario.h"
 #include "scenarios/scenario.h"
+#include "scenarios/serving_layouts.h"
+#include "scenarios/serving_plan.h"
+#include "topologies/catalogue/gpus.h"
+#include "workloads/serving/serving.h"
 
 namespace py = pybind11;
 
@@ -262,11 +266,42 @@ std::vector<std::string> validate(const std::string& text, const std::string& so
   return names;
 }
 
+// A serving scenario's layouts (scenarios/serving_layouts.h), each serving its requests: one dict per
+// layout in the order tried, the cheapest meeting the SLO (90 % of requests) as `answer`.
+py::dict search_serving_layouts(const Scenario& s) {
+  const ServingWorkload& w = *s.serving();
+  std::vector<ServingPlanRow> rows;
+  {
+    py::gil_scoped_release release;
+    for (const ServingLayout& l : serving_layouts(w.spec, static_cast<uint32_t>(s.system.ranks),
+                                                  static_cast<uint32_t>(s.system.cluster.node.gpus),
+                                                  catalogue::gpu(w.gpu), longest_request(w.spec, w.requests))) {
+      rows.push_back(serve_for_plan(l.name, with_layout(s, l), 0.9));
+    }
+  }
+  py::list out_rows;
+  for (const ServingPlanRow& r : rows) {
+    py::dict row;
+    row["plan"] = r.name, row["rate"] = r.rate, row["attainment"] = r.attainment, row["meets"] = r.meets;
+    row["output_tokens_per_s"] = r.output_tokens_per_s, row["total_tokens_per_s"] = r.total_tokens_per_s;
+    row["ttft_p50_ms"] = r.ttft_p50.seconds() * 1e3, row["tpot_p50_ms"] = r.tpot_p50.seconds() * 1e3;
+    row["usd_per_hour"] = r.usd_per_hour ? py::cast(*r.usd_per_hour) : py::none();
+    row["usd_per_m_output"] = r.usd_per_m_output ? py::cast(*r.usd_per_m_output) : py::none();
+    out_rows.append(row);
+  }
+  const std::optional<size_t> chosen = cheapest_serving(rows);
+  py::dict out;
+  out["rows"] = out_rows, out["gpus"] = s.system.ranks, out["table"] = format_serving_plan(rows, chosen);
+  out["answer"] = chosen ? py::cast(rows[*chosen].name) : py::none();
+  return out;
+}
+
 // `weft plan --search parallel` on one scenario (not its variants): one dict per plan, best first,
-// and the counts of the enumeration.
+// and the counts of the enumeration; a serving scenario's layouts instead.
 py::dict search_plans(const std::string& text, const std::string& source, const std::vector<std::string>& sets,
                       size_t top) {
   Scenario scenario = load(text, source, sets);
+  if (scenario.serving()) return search_serving_layouts(scenario);
   PlanSearchOptions options;
   options.top = top > 0 ? top : scenario.plan_top;
   PlanSearchResult r;

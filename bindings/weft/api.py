@@ -45,7 +45,13 @@ def plan_search(scenario=None, *, top=None, set=None):
     ep, zero, recompute, micro_batch, virtual_stages, sequence_parallel, step_ms on the scenario's
     fabric for the top plans, isolated_ms, mfu, memory_gib, usd_per_step), best first. Its `attrs`
     hold the counts (considered, impossible, too_big), the cluster (gpus, nvlink_domain) and `table`,
-    the text the CLI prints."""
+    the text the CLI prints.
+
+    For a serving scenario, every layout of the model over its GPUs (tp x pp or ep replicas,
+    disaggregated pools) serving its requests, in the order tried: plan, rate, attainment, meets (90 %
+    of requests within the SLO), output_tokens_per_s, total_tokens_per_s, ttft_p50_ms, tpot_p50_ms,
+    usd_per_hour, usd_per_m_output; `attrs` hold gpus, `table` and `answer` (the cheapest meeting
+    the SLO, or None)."""
     s = scenario if isinstance(scenario, Scenario) else load(scenario, validate=False)
     text = s.to_yaml()
     try:

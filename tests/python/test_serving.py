@@ -35,3 +35,18 @@ def test_serving_frames():
     base = q[q["variant"] == "baseline"]
     assert np.isclose(base["ttft_ms"].median(), v["ttft_p50_ms"].iloc[0], rtol=1e-6)
     assert r.collectives.empty and r.ops.empty
+
+
+def test_serving_plan_search():
+    """plan_search on a serving scenario: every layout of Llama 3 8B over the 8 GPUs, colocated and
+    disaggregated, each serving the requests; the answer is one of them and meets the SLO."""
+    s = weft.load(SMALL_SERVING)
+    del s["compare"]
+    plans = weft.plan_search(s)
+    assert plans.attrs["gpus"] == 8
+    assert len(plans) == 27  # 10 colocated tp x pp, 17 disaggregated splits
+    assert "tp 8 x 1" in set(plans["plan"]) and "P tp 1 x 4 + D tp 4 x 1" in set(plans["plan"])
+    assert t.is_float_dtype(plans["ttft_p50_ms"]) and plans["meets"].dtype == bool
+    answer = plans.attrs["answer"]
+    assert answer in set(plans["plan"]) and plans.set_index("plan").loc[answer, "meets"]
+    assert "configuration" in plans.attrs["table"]
