@@ -95,11 +95,11 @@ void require_room(const KvCapacity& c, const ServingSpec& spec, const catalogue:
                                : fmt::format("the KV cache holds {} tokens, fewer than the longest request's {}",
                                              c.tokens(), longest_request);
   throw ConfigError(fmt::format(
-      "{} on {} with tp {}{}: {}: {}; try a larger tp or pp, narrower weights (fp8, int8, int4), "
+      "{} on {} with tp {}{}: {}: {}; try a larger {}, narrower weights (fp8, int8, int4), "
       "an fp8 KV cache, fewer max_batched_tokens or a GPU with more memory",
       spec.model.name, gpu.name, spec.tp,
       spec.pp > 1 ? fmt::format(" x pp {}", spec.pp) : (spec.ep > 1 ? fmt::format(" x ep {}", spec.ep) : ""), what,
-      describe(c)));
+      describe(c), spec.ep > 1 ? "ep" : "tp or pp"));
 }
 
 }  // namespace weft

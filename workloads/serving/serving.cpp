@@ -101,7 +101,8 @@ ServingOutcome run_serving(const ServingInputs& in, const std::function<bool(Tim
   for (const ServingSpec& p : pools) {
     out.pool_kv.push_back(kv_capacity(p, gpu));
     require_room(out.pool_kv.back(), p, gpu, longest);
-    if (p.tp > 1 || p.ep > 1) require_simulations(in.setup.fabric, 2, "fabrics", "serve with tp 1, or another fabric");
+    if (p.tp > 1 || p.ep > 1)
+      require_simulations(in.setup.fabric, 2, "fabrics", "serve with tp 1 and ep 1, or another fabric");
   }
   Simulation main(in.topology, in.setup);
   IsolatedTimer timer(main);
