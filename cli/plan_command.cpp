@@ -266,7 +266,8 @@ Action add_plan_command(CLI::App& app) {
   cmd->add_option("--set", a->sets, "KEY=VALUE changes applied to every configuration");
   cmd->add_option("--search", a->search,
                   "parallel: the best tp/pp/dp/cp/ep, ZeRO, recompute and micro-batch for the cluster (and for "
-                  "each compare: variant)");
+                  "each compare: variant); serving: every layout of the model over the GPUs (tp x pp or ep "
+                  "replicas, disaggregated pools), planned as above");
   cmd->add_option("--top", a->top, "With --search: plans simulated again as the scenario asks (default 5)");
   cmd->add_option("--attainment", a->attainment,
                   "Serving: the share of requests that must meet the scenario's slo: (default 0.9)");
