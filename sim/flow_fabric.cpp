@@ -26,9 +26,7 @@ uint64_t FlowFabric::item(uint32_t flow, uint32_t version, Phase phase) {
 uint32_t FlowFabric::allocate_flow() {
   if (free_flows_.empty()) {
     flows_.emplace_back();
-    flow_mark_.push_back(0);
-    flow_link_count_.push_back(0);
-    flow_link_copies_.resize(flow_link_copies_.size() + kCopiedLinks);
+    hot_.emplace_back();
     return static_cast<uint32_t>(flows_.size() - 1);
   }
   uint32_t f = free_flows_.back();
@@ -76,20 +74,22 @@ TransferId FlowFabric::start_on(const Path& routed, const Transfer& transfer, On
   const Path& path = quotient_.active() ? quotient_.canonical_path(routed, router_) : routed;
   uint32_t f = allocate_flow();
   Flow& flow = flows_[f];
+  FlowHot& hot = hot_[f];
   flow.path = &path;
-  flow_link_count_[f] = static_cast<uint32_t>(path.links.size());
-  if (path.links.size() <= kCopiedLinks) std::ranges::copy(path.links, flow_link_copies_.begin() + f * kCopiedLinks);
-  flow.remaining = static_cast<uint128>(transfer.bytes.bits()) * 1'000'000'000'000ULL;
-  flow.rate = 0;
-  flow.updated = engine_.now().ps();
+  hot.link_count = static_cast<uint32_t>(path.links.size());
+  if (path.links.size() <= kCopiedLinks) std::ranges::copy(path.links, hot.links.begin());
+  hot.remaining = static_cast<uint128>(transfer.bytes.bits()) * 1'000'000'000'000ULL;
+  hot.rate = 0;
+  hot.updated = engine_.now().ps();
+  hot.max_rate = transfer.max_rate;
+  hot.weight = transfer.copies;
   flow.transfer = transfer;
   flow.id = next_id_++;
   flow.start = engine_.now();
   flow.on_done = std::move(on_done);
-  flow.weight = transfer.copies;
   stats_.transfers_started += transfer.copies;
-  if (path.links.empty() || flow.remaining == 0) {
-    calendar_.add(engine_.now() + path.latency, item(f, flow.version, Phase::arrived));
+  if (path.links.empty() || hot.remaining == 0) {
+    calendar_.add(engine_.now() + path.latency, item(f, hot.version, Phase::arrived));
     return flow.id;
   }
   QueuePair& qp = queue_pairs_[{transfer.src, transfer.entropy}];
@@ -113,16 +113,17 @@ void FlowFabric::join_links(uint32_t f) {
   Joined& joined = joined_[flow.path->id];
   if (joined.at == now) {
     Flow& head = flows_[joined.flow];
+    FlowHot& head_hot = hot_[joined.flow];
     if (head.path == flow.path && head.transfer.bytes == flow.transfer.bytes &&
-        head.transfer.max_rate == flow.transfer.max_rate && head.remaining == flow.remaining) {
+        head.transfer.max_rate == flow.transfer.max_rate && head_hot.remaining == hot_[f].remaining) {
       head.followers.push_back(f);
-      head.weight += flow.weight;
+      head_hot.weight += hot_[f].weight;
       mark_dirty(flow.path->links.front());  // the weight changed: re-solve its component
       return;
     }
   }
   joined = {now, f};
-  flow.updated = now;
+  hot_[f].updated = now;
   flow.joined = now;
   attach(f);
 }
@@ -188,8 +189,8 @@ void FlowFabric::gather_component(LinkId seed) {
   enter(seed);
   for (size_t next = 0; next < component_links_.size(); ++next) {
     for (uint32_t f : links_[component_links_[next]].flows) {
-      if (flow_mark_[f] == epoch_) continue;
-      flow_mark_[f] = epoch_;
+      if (hot_[f].mark == epoch_) continue;
+      hot_[f].mark = epoch_;
       component_flows_.push_back(f);
       for (LinkId other : links_of(f)) {
         if (links_[other].mark != epoch_) enter(other);
@@ -199,35 +200,37 @@ void FlowFabric::gather_component(LinkId seed) {
 }
 
 std::span<const LinkId> FlowFabric::links_of(uint32_t f) const {
-  if (flow_link_count_[f] > kCopiedLinks) return flows_[f].path->links;
-  return {flow_link_copies_.data() + size_t{f} * kCopiedLinks, flow_link_count_[f]};
+  const FlowHot& hot = hot_[f];
+  if (hot.link_count > kCopiedLinks) return flows_[f].path->links;
+  return {hot.links.data(), hot.link_count};
 }
 
 void FlowFabric::solve_component() {
   ++stats_.rate_solves;
   if (component_flows_.size() == 1) {  // alone on its links: the bottleneck rate, no solver needed
     const Flow& flow = flows_[component_flows_.front()];
+    const FlowHot& hot = hot_[component_flows_.front()];
     uint64_t rate = flow.path->bottleneck.bps();
-    if (flow.weight > 1) {  // its copies share every link equally, as the solver would give them
+    if (hot.weight > 1) {  // its copies share every link equally, as the solver would give them
       rate = UINT64_MAX;
-      for (LinkId l : flow.path->links) rate = std::min(rate, std::max<uint64_t>(1, links_[l].capacity / flow.weight));
+      for (LinkId l : flow.path->links) rate = std::min(rate, std::max<uint64_t>(1, links_[l].capacity / hot.weight));
     }
-    if (flow.transfer.max_rate > 0) rate = std::min(rate, flow.transfer.max_rate);
+    if (hot.max_rate > 0) rate = std::min(rate, hot.max_rate);
     rerate(component_flows_.front(), rate);
     return;
   }
   solver_.clear();
   for (LinkId l : component_links_) solver_.add_link(links_[l].capacity);
   for (size_t i = 0; i < component_flows_.size(); ++i) {
-    const Flow& flow = flows_[component_flows_[i]];
+    const FlowHot& hot = hot_[component_flows_[i]];
     local_path_.clear();
     for (LinkId l : links_of(component_flows_[i])) local_path_.push_back(links_[l].local);
     // A sender's own limit is a private link that only this flow crosses (each copy its own).
-    if (flow.transfer.max_rate > 0) {
-      uint128 limit = static_cast<uint128>(flow.transfer.max_rate) * flow.weight;
+    if (hot.max_rate > 0) {
+      uint128 limit = static_cast<uint128>(hot.max_rate) * hot.weight;
       local_path_.push_back(solver_.add_link(static_cast<uint64_t>(std::min<uint128>(limit, UINT64_MAX))));
     }
-    solver_.add_flow(local_path_, flow.weight);
+    solver_.add_flow(local_path_, hot.weight);
   }
   solver_.solve();
   for (size_t i = 0; i < component_flows_.size(); ++i)
@@ -238,7 +241,7 @@ void FlowFabric::solve_component() {
 // Brings the flow's remaining bits up to now at its old rate, then, if the rate changed, moves its
 // drain time. A flow whose rate stays keeps its calendar item, which remains exact.
 void FlowFabric::rerate(uint32_t f, uint64_t rate) {
-  Flow& flow = flows_[f];
+  FlowHot& flow = hot_[f];
   int64_t now = engine_.now().ps();
   uint128 sent = static_cast<uint128>(flow.rate) * static_cast<uint64_t>(now - flow.updated);
   flow.remaining -= std::min(sent, flow.remaining);
@@ -256,7 +259,7 @@ void FlowFabric::on_due(const std::vector<uint64_t>& items) {
   for (uint64_t it : items) {
     auto f = static_cast<uint32_t>(it >> 32);
     auto version = static_cast<uint32_t>((it >> 1) & 0x7FFFFFFF);
-    if ((flows_[f].version & 0x7FFFFFFF) != version) continue;  // superseded by a rate change
+    if ((hot_[f].version & 0x7FFFFFFF) != version) continue;  // superseded by a rate change
     if (static_cast<Phase>(it & 1) == Phase::drained) {
       drained(f);
     } else {
@@ -268,8 +271,8 @@ void FlowFabric::on_due(const std::vector<uint64_t>& items) {
 void FlowFabric::drained(uint32_t f) {
   detach(f);
   const Flow& head = flows_[f];
-  for (LinkId l : head.path->links) link_bytes_[l] += head.transfer.bytes.count() * head.weight;
-  if (recorder_.wants(Hook::link_bytes)) record(head);
+  for (LinkId l : head.path->links) link_bytes_[l] += head.transfer.bytes.count() * hot_[f].weight;
+  if (recorder_.wants(Hook::link_bytes)) record(head, hot_[f].weight);
   leave(f);
   // Followers are never on the links and never in the calendar until they arrive; joining the
   // links below only appends to other flows' followers, so this list stays put.
@@ -277,8 +280,8 @@ void FlowFabric::drained(uint32_t f) {
   flows_[f].followers.clear();
 }
 
-void FlowFabric::record(const Flow& head) {
-  const auto payload = static_cast<double>(head.transfer.bytes.count()) * head.weight;
+void FlowFabric::record(const Flow& head, uint32_t weight) {
+  const auto payload = static_cast<double>(head.transfer.bytes.count()) * weight;
   for (LinkId l : head.path->links) {
     const LinkProps& link = router_.topology().link(l);
     const double headers = link.mtu ? static_cast<double>(link.header_bytes) / static_cast<double>(link.mtu) : 0.0;
@@ -289,9 +292,10 @@ void FlowFabric::record(const Flow& head) {
 // One copy has drained: it arrives one path latency later, and its queue pair sends the next.
 void FlowFabric::leave(uint32_t f) {
   Flow& flow = flows_[f];
-  flow.remaining = 0;
-  flow.rate = 0;
-  calendar_.add(engine_.now() + flow.path->latency, item(f, flow.version, Phase::arrived));
+  FlowHot& hot = hot_[f];
+  hot.remaining = 0;
+  hot.rate = 0;
+  calendar_.add(engine_.now() + flow.path->latency, item(f, hot.version, Phase::arrived));
   QueuePair& qp = *flow.queue_pair;
   if (qp.waiting.empty()) {
     qp.busy = false;  // kept (not erased): the same QP usually sends again soon
@@ -306,7 +310,7 @@ void FlowFabric::arrived(uint32_t f) {
   Flow& flow = flows_[f];
   count_delivered(stats_, recorder_, flow.id, flow.transfer, flow.start, engine_.now());
   OnTransferDone done = std::move(flow.on_done);
-  ++flow.version;  // any item still naming this flow is now stale
+  ++hot_[f].version;  // any item still naming this flow is now stale
   free_flows_.push_back(f);
   done();
 }
@@ -335,7 +339,7 @@ std::vector<LinkStats> FlowFabric::link_stats() const {
 
 uint64_t FlowFabric::link_load(LinkId l) const {
   uint64_t sum = 0;
-  for (uint32_t f : links_[l].flows) sum += flows_[f].rate * flows_[f].weight;
+  for (uint32_t f : links_[l].flows) sum += hot_[f].rate * hot_[f].weight;
   return sum;
 }
 

@@ -11,6 +11,7 @@
 // streams that run alike, see Fabric::runs_copies) is one flow of that weight from the start.
 #pragma once
 
+#include <array>
 #include <deque>
 #include <span>
 #include <unordered_map>
@@ -69,14 +70,26 @@ class FlowFabric final : public Fabric {
     bool busy = false;             // a flow of this QP is on the links
     std::deque<uint32_t> waiting;  // flows started behind it, in order
   };
+  // Per flow, what every solve of its component reads (the search, the solver's input, the new
+  // rate), packed in two cache lines with the first links of its path: a component holds tens of
+  // thousands of flows on a 256-GPU all-to-all, and reading these from Flow and the Router's paths
+  // (all over the heap) missed the cache several times per flow and solve.
+  static constexpr size_t kCopiedLinks = 18;
+  struct alignas(64) FlowHot {
+    uint128 remaining = 0;  // bits still to send, times 1e12 (bit·ps: exact arithmetic)
+    uint64_t rate = 0;      // bit/s; 0 until the first solve
+    int64_t updated = 0;    // ps, when `remaining` was last brought up to date
+    uint64_t max_rate = 0;  // bit/s, the transfer's sender limit (0 = none)
+    uint32_t mark = 0;      // component search epoch
+    uint32_t weight = 1;    // copies on the links: this flow's and its followers'
+    uint32_t version = 0;   // bumps when the finish time changes; stale calendar items skip
+    uint32_t link_count = 0;
+    std::array<LinkId, kCopiedLinks> links{};  // the path's links when it has at most kCopiedLinks
+  };
+  static_assert(sizeof(FlowHot) == 128);
   struct Flow {
     const Path* path = nullptr;
     QueuePair* queue_pair = nullptr;     // its sender's queue (map nodes never move)
-    uint128 remaining = 0;               // bits still to send, times 1e12 (bit·ps: exact arithmetic)
-    uint64_t rate = 0;                   // bit/s; 0 until the first solve
-    int64_t updated = 0;                 // ps, when `remaining` was last brought up to date
-    uint32_t version = 0;                // bumps when the finish time changes; stale calendar items skip
-    uint32_t weight = 1;                 // copies on the links: this flow's and its followers'
     std::vector<uint32_t> followers;     // identical flows riding on this one (not on the links)
     std::vector<uint32_t> slot_in_link;  // position in links_[path->links[i]].flows
     Transfer transfer;
@@ -113,7 +126,7 @@ class FlowFabric final : public Fabric {
   void on_due(const std::vector<uint64_t>& items);
   void drained(uint32_t f);
   // Its wire bytes (payload plus each link's headers) over [joined the links, drained], to the Recorder.
-  void record(const Flow& head);
+  void record(const Flow& head, uint32_t weight);
   void leave(uint32_t f);
   void arrived(uint32_t f);
   void check_component_loads() const;
@@ -126,15 +139,8 @@ class FlowFabric final : public Fabric {
   std::vector<Link> links_;
   std::vector<uint64_t> link_bytes_;  // payload bytes each link has carried, by LinkId
   std::vector<Flow> flows_;
-  // Per flow, apart from Flow: the component search's working set, read once per link a flow
-  // crosses. Its search epoch, and its path's links copied into a block of kCopiedLinks per flow
-  // (paths longer than that are read from the Path): the Router's paths lie all over the heap, and on
-  // a 256-GPU all-to-all the search spent most of its time waiting for them.
-  static constexpr size_t kCopiedLinks = 12;
   std::span<const LinkId> links_of(uint32_t f) const;
-  std::vector<uint32_t> flow_mark_;
-  std::vector<uint32_t> flow_link_count_;
-  std::vector<LinkId> flow_link_copies_;
+  std::vector<FlowHot> hot_;  // by flow, beside flows_
   std::vector<uint32_t> free_flows_;
   QueuePairTable<QueuePair> queue_pairs_;
   std::vector<Joined> joined_;  // by Path::id (paths without one share slot 0: join_links checks the path)
