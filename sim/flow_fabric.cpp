@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/errors.h"
+#include "sim/maxmin.h"
 
 namespace weft {
 
@@ -184,25 +185,23 @@ void FlowFabric::gather_component(LinkId seed) {
   auto enter = [this](LinkId l) {
     links_[l].mark = epoch_;
     links_[l].local = static_cast<uint32_t>(component_links_.size());
+    links_[l].unfixed = 0;
     component_links_.push_back(l);
   };
   enter(seed);
   for (size_t next = 0; next < component_links_.size(); ++next) {
     for (uint32_t f : links_[component_links_[next]].flows) {
-      if (hot_[f].mark == epoch_) continue;
-      hot_[f].mark = epoch_;
+      FlowHot& hot = hot_[f];
+      if (hot.mark == epoch_) continue;
+      hot.mark = epoch_;
+      hot.solved = 0;
       component_flows_.push_back(f);
       for (LinkId other : links_of(f)) {
         if (links_[other].mark != epoch_) enter(other);
+        links_[other].unfixed += hot.weight;
       }
     }
   }
-}
-
-std::span<const LinkId> FlowFabric::links_of(uint32_t f) const {
-  const FlowHot& hot = hot_[f];
-  if (hot.link_count > kCopiedLinks) return flows_[f].path->links;
-  return {hot.links.data(), hot.link_count};
 }
 
 void FlowFabric::solve_component() {
@@ -219,23 +218,10 @@ void FlowFabric::solve_component() {
     rerate(component_flows_.front(), rate);
     return;
   }
-  solver_.clear();
-  for (LinkId l : component_links_) solver_.add_link(links_[l].capacity);
-  for (size_t i = 0; i < component_flows_.size(); ++i) {
-    const FlowHot& hot = hot_[component_flows_[i]];
-    local_path_.clear();
-    for (LinkId l : links_of(component_flows_[i])) local_path_.push_back(links_[l].local);
-    // A sender's own limit is a private link that only this flow crosses (each copy its own).
-    if (hot.max_rate > 0) {
-      uint128 limit = static_cast<uint128>(hot.max_rate) * hot.weight;
-      local_path_.push_back(solver_.add_link(static_cast<uint64_t>(std::min<uint128>(limit, UINT64_MAX))));
-    }
-    solver_.add_flow(local_path_, hot.weight);
-  }
-  solver_.solve();
-  for (size_t i = 0; i < component_flows_.size(); ++i)
-    rerate(component_flows_[i], solver_.rate(static_cast<uint32_t>(i)));
-  if (config_.check_invariants) check_component_loads();
+  fill_component();
+  // In the search's order: the calendar fires items of one instant in the order they were added.
+  for (uint32_t f : component_flows_) rerate(f, hot_[f].solved);
+  if (config_.check_invariants) check_component();
 }
 
 // Brings the flow's remaining bits up to now at its old rate, then, if the rate changed, moves its
@@ -343,7 +329,25 @@ uint64_t FlowFabric::link_load(LinkId l) const {
   return sum;
 }
 
-void FlowFabric::check_component_loads() const {
+// The reference: MaxMinSolver on a copy of the component, its links in the search's order and each
+// sender limit a private link after them, gives every flow the rate the fill gave it; and no link
+// carries more than its rate.
+void FlowFabric::check_component() const {
+  MaxMinSolver solver;
+  for (LinkId l : component_links_) solver.add_link(links_[l].capacity);
+  std::vector<uint32_t> path;
+  for (uint32_t f : component_flows_) {
+    const FlowHot& hot = hot_[f];
+    path.clear();
+    for (LinkId l : links_of(f)) path.push_back(links_[l].local);
+    if (hot.max_rate > 0) {
+      const uint128 limit = std::min<uint128>(static_cast<uint128>(hot.max_rate) * hot.weight, UINT64_MAX);
+      path.push_back(solver.add_link(static_cast<uint64_t>(limit)));
+    }
+    solver.add_flow(path, hot.weight);
+  }
+  solver.solve();
+  for (uint32_t i = 0; i < component_flows_.size(); ++i) WEFT_ASSERT(solver.rate(i) == hot_[component_flows_[i]].solved);
   for (LinkId l : component_links_) WEFT_ASSERT(link_load(l) <= links_[l].capacity);
 }
 

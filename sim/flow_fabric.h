@@ -21,7 +21,6 @@
 #include "sim/fabric.h"
 #include "sim/group_paths.h"
 #include "sim/link_quotient.h"
-#include "sim/maxmin.h"
 #include "sim/queue_pair.h"
 #include "sim/stripes.h"
 #include "topologies/routing.h"
@@ -29,7 +28,8 @@
 namespace weft {
 
 struct FlowFabricConfig {
-  // Re-checks after every solve that no link carries more than its rate (cheap; on in tests).
+  // Re-checks after every solve that no link carries more than its rate and that MaxMinSolver, the
+  // reference, gives the same rates (on in tests).
   bool check_invariants = false;
 };
 
@@ -65,6 +65,10 @@ class FlowFabric final : public Fabric {
     std::vector<uint32_t> flows;  // active flows crossing this link
     uint32_t mark = 0;            // component search epoch
     uint32_t local = 0;           // index in the current solve
+    // The fill's state: capacity not yet given to fixed flows (bit/s), and the weight of the
+    // flows not yet fixed.
+    uint64_t remaining = 0;
+    uint32_t unfixed = 0;
   };
   struct QueuePair {
     bool busy = false;             // a flow of this QP is on the links
@@ -74,7 +78,7 @@ class FlowFabric final : public Fabric {
   // rate), packed in two cache lines with the first links of its path: a component holds tens of
   // thousands of flows on a 256-GPU all-to-all, and reading these from Flow and the Router's paths
   // (all over the heap) missed the cache several times per flow and solve.
-  static constexpr size_t kCopiedLinks = 18;
+  static constexpr size_t kCopiedLinks = 16;
   struct alignas(64) FlowHot {
     uint128 remaining = 0;  // bits still to send, times 1e12 (bit·ps: exact arithmetic)
     uint64_t rate = 0;      // bit/s; 0 until the first solve
@@ -84,6 +88,7 @@ class FlowFabric final : public Fabric {
     uint32_t weight = 1;    // copies on the links: this flow's and its followers'
     uint32_t version = 0;   // bumps when the finish time changes; stale calendar items skip
     uint32_t link_count = 0;
+    uint64_t solved = 0;  // bit/s, its rate once the current fill fixed it (0: not yet)
     std::array<LinkId, kCopiedLinks> links{};  // the path's links when it has at most kCopiedLinks
   };
   static_assert(sizeof(FlowHot) == 128);
@@ -122,6 +127,9 @@ class FlowFabric final : public Fabric {
   void recompute();
   void gather_component(LinkId seed);
   void solve_component();
+  // Max-min rates of the gathered component into FlowHot::solved (sim/flow_fabric_fill.cpp).
+  void fill_component();
+  void fix_flow(uint32_t f, uint64_t rate);
   void rerate(uint32_t f, uint64_t rate);
   void on_due(const std::vector<uint64_t>& items);
   void drained(uint32_t f);
@@ -129,7 +137,7 @@ class FlowFabric final : public Fabric {
   void record(const Flow& head, uint32_t weight);
   void leave(uint32_t f);
   void arrived(uint32_t f);
-  void check_component_loads() const;
+  void check_component() const;
 
   Engine& engine_;
   Router& router_;
@@ -139,7 +147,11 @@ class FlowFabric final : public Fabric {
   std::vector<Link> links_;
   std::vector<uint64_t> link_bytes_;  // payload bytes each link has carried, by LinkId
   std::vector<Flow> flows_;
-  std::span<const LinkId> links_of(uint32_t f) const;
+  std::span<const LinkId> links_of(uint32_t f) const {
+    const FlowHot& hot = hot_[f];
+    if (hot.link_count > kCopiedLinks) return flows_[f].path->links;
+    return {hot.links.data(), hot.link_count};
+  }
   std::vector<FlowHot> hot_;  // by flow, beside flows_
   std::vector<uint32_t> free_flows_;
   QueuePairTable<QueuePair> queue_pairs_;
@@ -150,8 +162,12 @@ class FlowFabric final : public Fabric {
   // scratch for one component, reused
   std::vector<LinkId> component_links_;
   std::vector<uint32_t> component_flows_;
-  std::vector<uint32_t> local_path_;
-  MaxMinSolver solver_;
+  struct FillCandidate {
+    uint64_t share;  // bit/s
+    uint32_t key;    // a link's local index, or the component's link count + a limited flow's index
+  };
+  std::vector<FillCandidate> fill_heap_;
+  std::vector<uint32_t> limited_flows_;  // the component's flows with a sender limit, in order
   uint64_t next_id_ = 0;
   FabricStats stats_;
   GroupPaths groups_{router_};
