@@ -190,7 +190,11 @@ void FlowFabric::gather_component(LinkId seed) {
   };
   enter(seed);
   for (size_t next = 0; next < component_links_.size(); ++next) {
-    for (uint32_t f : links_[component_links_[next]].flows) {
+    const std::vector<uint32_t>& on_link = links_[component_links_[next]].flows;
+    for (size_t i = 0; i < on_link.size(); ++i) {
+      // The flows of a link lie all over hot_: ask for a later one's line while this one is read.
+      if (i + kPrefetchAhead < on_link.size()) prefetch(on_link[i + kPrefetchAhead]);
+      const uint32_t f = on_link[i];
       FlowHot& hot = hot_[f];
       if (hot.mark == epoch_) continue;
       hot.mark = epoch_;
@@ -220,7 +224,10 @@ void FlowFabric::solve_component() {
   }
   fill_component();
   // In the search's order: the calendar fires items of one instant in the order they were added.
-  for (uint32_t f : component_flows_) rerate(f, hot_[f].solved);
+  for (size_t i = 0; i < component_flows_.size(); ++i) {
+    if (i + kPrefetchAhead < component_flows_.size()) prefetch(component_flows_[i + kPrefetchAhead]);
+    rerate(component_flows_[i], hot_[component_flows_[i]].solved);
+  }
   if (config_.check_invariants) check_component();
 }
 

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "sim/batch_calendar.h"
+#include "sim/core/huge_page_allocator.h"
 #include "sim/fabric.h"
 #include "sim/group_paths.h"
 #include "sim/link_quotient.h"
@@ -130,6 +131,7 @@ class FlowFabric final : public Fabric {
   // Max-min rates of the gathered component into FlowHot::solved (sim/flow_fabric_fill.cpp).
   void fill_component();
   void fix_flow(uint32_t f, uint64_t rate);
+  void list_limits(uint32_t links);
   void rerate(uint32_t f, uint64_t rate);
   void on_due(const std::vector<uint64_t>& items);
   void drained(uint32_t f);
@@ -152,7 +154,14 @@ class FlowFabric final : public Fabric {
     if (hot.link_count > kCopiedLinks) return flows_[f].path->links;
     return {hot.links.data(), hot.link_count};
   }
-  std::vector<FlowHot> hot_;  // by flow, beside flows_
+  std::vector<FlowHot, HugePageAllocator<FlowHot>> hot_;  // by flow, beside flows_
+  // A component's flows lie all over hot_: the loops over them ask for the lines of the flow
+  // kPrefetchAhead places on while they work on this one (a guess at a miss's latency).
+  static constexpr size_t kPrefetchAhead = 8;
+  void prefetch(uint32_t f) const {
+    __builtin_prefetch(&hot_[f]);
+    __builtin_prefetch(hot_[f].links.data());
+  }
   std::vector<uint32_t> free_flows_;
   QueuePairTable<QueuePair> queue_pairs_;
   std::vector<Joined> joined_;  // by Path::id (paths without one share slot 0: join_links checks the path)
@@ -167,6 +176,7 @@ class FlowFabric final : public Fabric {
     uint32_t key;    // a link's local index, or the component's link count + a limited flow's index
   };
   std::vector<FillCandidate> fill_heap_;
+  std::vector<FillCandidate> fill_limits_;  // the sender limits, sorted by (share, key)
   std::vector<uint32_t> limited_flows_;  // the component's flows with a sender limit, in order
   uint64_t next_id_ = 0;
   FabricStats stats_;

@@ -30,32 +30,41 @@ void FlowFabric::fix_flow(uint32_t f, uint64_t rate) {
   }
 }
 
-// gather_component left each link's unfixed weight and each flow's `solved` at 0.
+// A sender's own limit is a private link that only this flow crosses (each copy its own): its share
+// never changes, so the limits wait in a list sorted by (share, key) beside the heap of links, and
+// each fixes its flow unless a link did first.
+void FlowFabric::list_limits(uint32_t links) {
+  fill_limits_.clear();
+  limited_flows_.clear();
+  for (uint32_t f : component_flows_) {
+    const FlowHot& hot = hot_[f];
+    if (hot.max_rate == 0) continue;
+    const uint128 limit = std::min<uint128>(static_cast<uint128>(hot.max_rate) * hot.weight, UINT64_MAX);
+    fill_limits_.push_back({static_cast<uint64_t>(limit) / hot.weight, links + static_cast<uint32_t>(limited_flows_.size())});
+    limited_flows_.push_back(f);
+  }
+  // A collective's channels mostly share one limit, and keys rise in order: often sorted already.
+  auto before = [](const FillCandidate& a, const FillCandidate& b) { return after(b, a); };
+  if (!std::ranges::is_sorted(fill_limits_, before)) std::ranges::sort(fill_limits_, before);
+}
+
+// gather_component left each link's unfixed weight and each flow's `solved` at 0. The pops come in
+// (share, key) order from the heap of links and the sorted limits together.
 void FlowFabric::fill_component() {
   const auto links = static_cast<uint32_t>(component_links_.size());
+  list_limits(links);
   fill_heap_.clear();
-  limited_flows_.clear();
   for (uint32_t i = 0; i < links; ++i) {
     Link& link = links_[component_links_[i]];
     link.remaining = link.capacity;
     fill_heap_.push_back({link.remaining / link.unfixed, i});
   }
-  // A sender's own limit is a private link that only this flow crosses (each copy its own): its
-  // share never changes, and it fixes its flow unless a link did first.
-  for (uint32_t f : component_flows_) {
-    const FlowHot& hot = hot_[f];
-    if (hot.max_rate == 0) continue;
-    const uint128 limit = std::min<uint128>(static_cast<uint128>(hot.max_rate) * hot.weight, UINT64_MAX);
-    fill_heap_.push_back({static_cast<uint64_t>(limit) / hot.weight, links + static_cast<uint32_t>(limited_flows_.size())});
-    limited_flows_.push_back(f);
-  }
   std::make_heap(fill_heap_.begin(), fill_heap_.end(), after<FillCandidate, FillCandidate>);
+  size_t next_limit = 0;
   size_t unfixed = component_flows_.size();
-  while (unfixed > 0 && !fill_heap_.empty()) {
-    std::pop_heap(fill_heap_.begin(), fill_heap_.end(), after<FillCandidate, FillCandidate>);
-    const FillCandidate c = fill_heap_.back();
-    fill_heap_.pop_back();
-    if (c.key >= links) {
+  while (unfixed > 0) {
+    if (next_limit < fill_limits_.size() && (fill_heap_.empty() || after(fill_heap_.front(), fill_limits_[next_limit]))) {
+      const FillCandidate& c = fill_limits_[next_limit++];
       const uint32_t f = limited_flows_[c.key - links];
       if (hot_[f].solved == 0) {
         fix_flow(f, std::max<uint64_t>(c.share, 1));
@@ -63,6 +72,10 @@ void FlowFabric::fill_component() {
       }
       continue;
     }
+    if (fill_heap_.empty()) break;  // every flow crosses a link: not reached while one is unfixed
+    std::pop_heap(fill_heap_.begin(), fill_heap_.end(), after<FillCandidate, FillCandidate>);
+    const FillCandidate c = fill_heap_.back();
+    fill_heap_.pop_back();
     const Link& link = links_[component_links_[c.key]];
     if (link.unfixed == 0) continue;  // fixed by the other links of its flows
     // A stale entry (the link lost flows since): its share only grew, so it goes back.
@@ -72,7 +85,9 @@ void FlowFabric::fill_component() {
       std::push_heap(fill_heap_.begin(), fill_heap_.end(), after<FillCandidate, FillCandidate>);
       continue;
     }
-    for (uint32_t f : link.flows) {
+    for (size_t i = 0; i < link.flows.size(); ++i) {
+      if (i + kPrefetchAhead < link.flows.size()) prefetch(link.flows[i + kPrefetchAhead]);
+      const uint32_t f = link.flows[i];
       if (hot_[f].solved != 0) continue;
       fix_flow(f, std::max<uint64_t>(share, 1));
       --unfixed;
