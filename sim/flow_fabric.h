@@ -171,11 +171,20 @@ class FlowFabric final : public Fabric {
   // scratch for one component, reused
   std::vector<LinkId> component_links_;
   std::vector<uint32_t> component_flows_;
+  // A pop of the fill: (share, key) in one integer, so that its order is one compare.
   struct FillCandidate {
-    uint64_t share;  // bit/s
-    uint32_t key;    // a link's local index, or the component's link count + a limited flow's index
+    uint128 packed;  // share (bit/s) << 32 | key
+    FillCandidate(uint64_t share, uint32_t key) : packed(static_cast<uint128>(share) << 32 | key) {}
+    uint64_t share() const { return static_cast<uint64_t>(packed >> 32); }
+    // A link's local index, or the component's link count + a limited flow's index.
+    uint32_t key() const { return static_cast<uint32_t>(packed); }
   };
-  std::vector<FillCandidate> fill_heap_;
+  enum class FillSource : uint8_t { none, order, heap, limit };
+  FillCandidate next_candidate();
+  std::vector<FillCandidate> fill_order_;  // the links by (first share, key)
+  size_t fill_next_link_ = 0;
+  size_t fill_next_limit_ = 0;
+  std::vector<FillCandidate> fill_heap_;  // links back with a grown share
   std::vector<FillCandidate> fill_limits_;  // the sender limits, sorted by (share, key)
   std::vector<uint32_t> limited_flows_;  // the component's flows with a sender limit, in order
   uint64_t next_id_ = 0;

@@ -13,7 +13,7 @@ namespace weft {
 namespace {
 
 // Min-heap order by (share, key): ties resolve by the link's place, as in MaxMinSolver.
-bool after(const auto& a, const auto& b) { return a.share != b.share ? a.share > b.share : a.key > b.key; }
+bool after(const auto& a, const auto& b) { return a.packed > b.packed; }
 
 }  // namespace
 
@@ -40,7 +40,7 @@ void FlowFabric::list_limits(uint32_t links) {
     const FlowHot& hot = hot_[f];
     if (hot.max_rate == 0) continue;
     const uint128 limit = std::min<uint128>(static_cast<uint128>(hot.max_rate) * hot.weight, UINT64_MAX);
-    fill_limits_.push_back({static_cast<uint64_t>(limit) / hot.weight, links + static_cast<uint32_t>(limited_flows_.size())});
+    fill_limits_.emplace_back(static_cast<uint64_t>(limit) / hot.weight, links + static_cast<uint32_t>(limited_flows_.size()));
     limited_flows_.push_back(f);
   }
   // A collective's channels mostly share one limit, and keys rise in order: often sorted already.
@@ -48,40 +48,63 @@ void FlowFabric::list_limits(uint32_t links) {
   if (!std::ranges::is_sorted(fill_limits_, before)) std::ranges::sort(fill_limits_, before);
 }
 
-// gather_component left each link's unfixed weight and each flow's `solved` at 0. The pops come in
-// (share, key) order from the heap of links and the sorted limits together.
+// The pops' order: the smallest (share, key) among the links in order of their first share, the
+// links that went back with a grown share (a heap), and the limits.
+FlowFabric::FillCandidate FlowFabric::next_candidate() {
+  const FillCandidate* best = nullptr;
+  FillSource from = FillSource::none;
+  auto consider = [&](const FillCandidate* c, FillSource source) {
+    if (c != nullptr && (best == nullptr || after(*best, *c))) {
+      best = c;
+      from = source;
+    }
+  };
+  consider(fill_next_link_ < fill_order_.size() ? &fill_order_[fill_next_link_] : nullptr, FillSource::order);
+  consider(fill_heap_.empty() ? nullptr : &fill_heap_.front(), FillSource::heap);
+  consider(fill_next_limit_ < fill_limits_.size() ? &fill_limits_[fill_next_limit_] : nullptr, FillSource::limit);
+  const FillCandidate c = best == nullptr ? FillCandidate(0, UINT32_MAX) : *best;
+  if (from == FillSource::order) ++fill_next_link_;
+  if (from == FillSource::limit) ++fill_next_limit_;
+  if (from == FillSource::heap) {
+    std::pop_heap(fill_heap_.begin(), fill_heap_.end(), after<FillCandidate, FillCandidate>);
+    fill_heap_.pop_back();
+  }
+  return c;
+}
+
+// gather_component left each link's unfixed weight and each flow's `solved` at 0. Sorting the links
+// once costs less than a heap of them all: most pops find a link whose flows were fixed already.
 void FlowFabric::fill_component() {
   const auto links = static_cast<uint32_t>(component_links_.size());
   list_limits(links);
+  fill_order_.clear();
   fill_heap_.clear();
   for (uint32_t i = 0; i < links; ++i) {
     Link& link = links_[component_links_[i]];
     link.remaining = link.capacity;
-    fill_heap_.push_back({link.remaining / link.unfixed, i});
+    fill_order_.emplace_back(link.remaining / link.unfixed, i);
   }
-  std::make_heap(fill_heap_.begin(), fill_heap_.end(), after<FillCandidate, FillCandidate>);
-  size_t next_limit = 0;
+  std::ranges::sort(fill_order_, [](const FillCandidate& a, const FillCandidate& b) { return after(b, a); });
+  fill_next_link_ = 0;
+  fill_next_limit_ = 0;
   size_t unfixed = component_flows_.size();
   while (unfixed > 0) {
-    if (next_limit < fill_limits_.size() && (fill_heap_.empty() || after(fill_heap_.front(), fill_limits_[next_limit]))) {
-      const FillCandidate& c = fill_limits_[next_limit++];
-      const uint32_t f = limited_flows_[c.key - links];
+    const FillCandidate c = next_candidate();
+    if (c.key() == UINT32_MAX) break;  // every flow crosses a link: not reached while one is unfixed
+    if (c.key() >= links) {
+      const uint32_t f = limited_flows_[c.key() - links];
       if (hot_[f].solved == 0) {
-        fix_flow(f, std::max<uint64_t>(c.share, 1));
+        fix_flow(f, std::max<uint64_t>(c.share(), 1));
         --unfixed;
       }
       continue;
     }
-    if (fill_heap_.empty()) break;  // every flow crosses a link: not reached while one is unfixed
-    std::pop_heap(fill_heap_.begin(), fill_heap_.end(), after<FillCandidate, FillCandidate>);
-    const FillCandidate c = fill_heap_.back();
-    fill_heap_.pop_back();
-    const Link& link = links_[component_links_[c.key]];
+    const Link& link = links_[component_links_[c.key()]];
     if (link.unfixed == 0) continue;  // fixed by the other links of its flows
     // A stale entry (the link lost flows since): its share only grew, so it goes back.
     const uint64_t share = link.remaining / link.unfixed;
-    if (share != c.share) {
-      fill_heap_.push_back({share, c.key});
+    if (share != c.share()) {
+      fill_heap_.emplace_back(share, c.key());
       std::push_heap(fill_heap_.begin(), fill_heap_.end(), after<FillCandidate, FillCandidate>);
       continue;
     }
