@@ -1,9 +1,11 @@
 #include <algorithm>
+#include <cstdint>
 #include <catch2/catch.hpp>
 #include <memory>
 #include <vector>
 
 #include "sim/analytic_fabric.h"
+#include "sim/core/huge_page_allocator.h"
 #include "sim/fabric_registry.h"
 #include "sim/flow_fabric.h"
 #include "topologies/builders.h"
@@ -191,4 +193,20 @@ TEST_CASE("flow: the in-place fill gives MaxMinSolver's rates on random componen
     CHECK(b.fabric->stats().transfers_done == b.fabric->stats().transfers_started);
     CHECK(b.fabric->stats().rate_solves > 20);
   }
+}
+
+TEST_CASE("HugePageAllocator: blocks of 2 MiB and more start on a huge page, smaller ones are aligned", "[flow]") {
+  struct alignas(64) Line {
+    char bytes[64];
+  };
+  HugePageAllocator<Line> alloc;
+  Line* small = alloc.allocate(3);
+  Line* large = alloc.allocate((size_t{2} << 20) / sizeof(Line) + 1);
+  CHECK(reinterpret_cast<uintptr_t>(small) % alignof(Line) == 0);
+  CHECK(reinterpret_cast<uintptr_t>(large) % (size_t{2} << 20) == 0);
+  large[(size_t{2} << 20) / sizeof(Line)].bytes[63] = 1;  // the last line is ours to write
+  alloc.deallocate(small, 3);
+  alloc.deallocate(large, (size_t{2} << 20) / sizeof(Line) + 1);
+  std::vector<Line, HugePageAllocator<Line>> grown(40'000);  // 2.4 MiB, through std::vector
+  CHECK(reinterpret_cast<uintptr_t>(grown.data()) % (size_t{2} << 20) == 0);
 }
