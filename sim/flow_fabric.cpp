@@ -354,7 +354,8 @@ void FlowFabric::check_component() const {
     solver.add_flow(path, hot.weight);
   }
   solver.solve();
-  for (uint32_t i = 0; i < component_flows_.size(); ++i) WEFT_ASSERT(solver.rate(i) == hot_[component_flows_[i]].solved);
+  for (uint32_t i = 0; i < component_flows_.size(); ++i)
+    WEFT_ASSERT(solver.rate(i) == hot_[component_flows_[i]].solved);
   for (LinkId l : component_links_) WEFT_ASSERT(link_load(l) <= links_[l].capacity);
 }
 

@@ -89,7 +89,7 @@ class FlowFabric final : public Fabric {
     uint32_t weight = 1;    // copies on the links: this flow's and its followers'
     uint32_t version = 0;   // bumps when the finish time changes; stale calendar items skip
     uint32_t link_count = 0;
-    uint64_t solved = 0;  // bit/s, its rate once the current fill fixed it (0: not yet)
+    uint64_t solved = 0;                       // bit/s, its rate once the current fill fixed it (0: not yet)
     std::array<LinkId, kCopiedLinks> links{};  // the path's links when it has at most kCopiedLinks
   };
   static_assert(sizeof(FlowHot) == 128);
@@ -184,9 +184,9 @@ class FlowFabric final : public Fabric {
   std::vector<FillCandidate> fill_order_;  // the links by (first share, key)
   size_t fill_next_link_ = 0;
   size_t fill_next_limit_ = 0;
-  std::vector<FillCandidate> fill_heap_;  // links back with a grown share
+  std::vector<FillCandidate> fill_heap_;    // links back with a grown share
   std::vector<FillCandidate> fill_limits_;  // the sender limits, sorted by (share, key)
-  std::vector<uint32_t> limited_flows_;  // the component's flows with a sender limit, in order
+  std::vector<uint32_t> limited_flows_;     // the component's flows with a sender limit, in order
   uint64_t next_id_ = 0;
   FabricStats stats_;
   GroupPaths groups_{router_};

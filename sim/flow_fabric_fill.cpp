@@ -40,7 +40,8 @@ void FlowFabric::list_limits(uint32_t links) {
     const FlowHot& hot = hot_[f];
     if (hot.max_rate == 0) continue;
     const uint128 limit = std::min<uint128>(static_cast<uint128>(hot.max_rate) * hot.weight, UINT64_MAX);
-    fill_limits_.emplace_back(static_cast<uint64_t>(limit) / hot.weight, links + static_cast<uint32_t>(limited_flows_.size()));
+    fill_limits_.emplace_back(static_cast<uint64_t>(limit) / hot.weight,
+                              links + static_cast<uint32_t>(limited_flows_.size()));
     limited_flows_.push_back(f);
   }
   // A collective's channels mostly share one limit, and keys rise in order: often sorted already.

@@ -4,8 +4,8 @@
 // kernel says no, it is plain aligned memory.
 #pragma once
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <new>
 

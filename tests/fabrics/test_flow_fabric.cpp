@@ -1,6 +1,6 @@
 #include <algorithm>
-#include <cstdint>
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -181,7 +181,8 @@ TEST_CASE("flow: the in-place fill gives MaxMinSolver's rates on random componen
     };
     std::vector<Transfer> transfers;
     for (uint32_t k = 0; k < 60; ++k) {
-      Transfer& t = transfers.emplace_back(Transfer{b.topology.gpus()[next(9)], b.topology.gpus()[next(9)], Bytes(1000 + next(200'000)), 0, next(4), 0});
+      Transfer& t = transfers.emplace_back(
+          Transfer{b.topology.gpus()[next(9)], b.topology.gpus()[next(9)], Bytes(1000 + next(200'000)), 0, next(4), 0});
       if (next(3) == 0) t.max_rate = 1'000'000'007 + next(40'000'000'000);
       t.copies = 1 + static_cast<uint32_t>(next(3));
     }
