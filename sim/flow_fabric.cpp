@@ -106,7 +106,8 @@ TransferId FlowFabric::start_on(const Path& routed, const Transfer& transfer, On
 
 // Rides on the flow that joined the same path earlier in this instant when it is identical (bytes,
 // limit; nothing sent yet, as it joined now), else goes on the links itself. The copies always share
-// one rate (see MaxMinSolver::solve), so one flow of weight w moves exactly as w flows would.
+// one rate (a pop fixes all of a flow's copies at one share: fill_component, as MaxMinSolver::solve),
+// so one flow of weight w moves exactly as w flows would.
 void FlowFabric::join_links(uint32_t f) {
   Flow& flow = flows_[f];
   int64_t now = engine_.now().ps();

@@ -2,7 +2,9 @@
 // fabric's own adjacency (Link::flows, FlowHot::links): the same pops, shares and rates as
 // MaxMinSolver::solve on the component (whose proof of the lazy heap holds here unchanged) with
 // links numbered in the search's order and each sender limit a private link after them, in the
-// order of its flow; tests/fabrics/test_flow_fabric_fill.cpp checks the two agree to the bit/s.
+// order of its flow. The fabric's invariant check (on in tests) re-solves every component with
+// MaxMinSolver and compares each rate to the bit/s; tests/fabrics/test_flow_fabric.cpp runs random
+// components through it.
 // It saves building the solver's copy of the component, which on a 256-GPU all-to-all (some
 // 60,000 flows per component) was a third of the run.
 #include <algorithm>
@@ -31,8 +33,8 @@ void FlowFabric::fix_flow(uint32_t f, uint64_t rate) {
 }
 
 // A sender's own limit is a private link that only this flow crosses (each copy its own): its share
-// never changes, so the limits wait in a list sorted by (share, key) beside the heap of links, and
-// each fixes its flow unless a link did first.
+// never changes, so the limits wait in a list sorted by (share, key) beside the links, and each
+// fixes its flow unless a link did first.
 void FlowFabric::list_limits(uint32_t links) {
   fill_limits_.clear();
   limited_flows_.clear();
