@@ -1,18 +1,20 @@
 #include "sim/core/engine.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "sim/core/errors.h"
 
 namespace weft {
 namespace {
-
-bool later(int64_t ta, uint64_t sa, int64_t tb, uint64_t sb) { return ta != tb ? ta > tb : sa > sb; }
-
-}  // namespace
+constexpr size_t kArity = 4;  // children per node: four 16-byte entries fill one cache line
+}
 
 uint32_t Engine::take_slot() {
   if (free_slots_.empty()) {
+    if (slots_.size() > kSlotMask) {
+      throw ModelError(fmt::format("engine: more than {} events pending at once", kSlotMask + 1));
+    }
     slots_.emplace_back();
     return static_cast<uint32_t>(slots_.size() - 1);
   }
@@ -22,7 +24,7 @@ uint32_t Engine::take_slot() {
 }
 
 void Engine::release_slot(uint32_t slot) {
-  ++slots_[slot].generation;  // invalidates the heap entry and any EventId that names it
+  ++slots_[slot].generation;  // invalidates any EventId that names it
   free_slots_.push_back(slot);
 }
 
@@ -30,50 +32,71 @@ EventId Engine::schedule_at(Time at, EventCallback cb) {
   if (at < now_) {
     throw ModelError(fmt::format("event scheduled in the past: at {} ps, now {} ps", at.ps(), now_.ps()));
   }
+  if (next_sequence_ == sequence_limit_) renumber();
   uint32_t s = take_slot();
   slots_[s].callback = std::move(cb);
-  push(Entry{at.ps(), next_sequence_++, s, slots_[s].generation});
+  push(Entry{at.ps(), next_sequence_++ << kSlotBits | s});
   return EventId{s, slots_[s].generation};
 }
 
+// The slot stays taken (its entry is in the heap) until the entry pops; the id no longer names it.
 bool Engine::cancel(EventId id) {
   if (id.slot >= slots_.size() || slots_[id.slot].generation != id.generation) return false;
-  slots_[id.slot].callback.reset();
-  release_slot(id.slot);
+  Slot& slot = slots_[id.slot];
+  slot.callback.reset();
+  slot.cancelled = true;
+  ++slot.generation;
   return true;
 }
 
-// Binary heap by hand (sift with a hole) rather than std::push_heap: fewer moves of 24-byte entries.
+// After 2^36 insertions the sequence would run into the slot bits: the pending entries, sorted, get
+// sequences 0, 1, ... in their order, which keeps every comparison between them (a sorted array
+// is a heap).
+void Engine::renumber() {
+  std::sort(heap_.begin(), heap_.end(), [](const Entry& a, const Entry& b) { return a.key() < b.key(); });
+  next_sequence_ = 0;
+  for (Entry& e : heap_) e.order = next_sequence_++ << kSlotBits | (e.order & kSlotMask);
+  if (next_sequence_ >= sequence_limit_) throw ModelError("engine: too many pending events to renumber");
+}
+
+// A 4-ary heap by hand (sift with a hole): the entry goes up while it comes before its parent.
 void Engine::push(Entry e) {
   size_t i = heap_.size();
   heap_.push_back(e);
+  const auto key = e.key();
   while (i > 0) {
-    size_t parent = (i - 1) / 2;
-    const Entry& p = heap_[parent];
-    if (!later(p.time, p.sequence, e.time, e.sequence)) break;
-    heap_[i] = p;
+    const size_t parent = (i - 1) / kArity;
+    if (heap_[parent].key() <= key) break;
+    heap_[i] = heap_[parent];
     i = parent;
   }
   heap_[i] = e;
 }
 
 Engine::Entry Engine::pop() {
-  Entry top = heap_.front();
-  Entry last = heap_.back();
+  const Entry top = heap_.front();
+  const Entry last = heap_.back();
   heap_.pop_back();
-  size_t n = heap_.size();
+  const size_t n = heap_.size();
   if (n == 0) return top;
+  const auto key = last.key();
   size_t i = 0;
   for (;;) {
-    size_t child = 2 * i + 1;
-    if (child >= n) break;
-    if (child + 1 < n &&
-        later(heap_[child].time, heap_[child].sequence, heap_[child + 1].time, heap_[child + 1].sequence)) {
-      ++child;
+    const size_t first = kArity * i + 1;
+    if (first >= n) break;
+    size_t least = first;
+    auto least_key = heap_[first].key();
+    const size_t end = std::min(first + kArity, n);
+    for (size_t c = first + 1; c < end; ++c) {
+      const auto k = heap_[c].key();
+      if (k < least_key) {
+        least = c;
+        least_key = k;
+      }
     }
-    if (!later(last.time, last.sequence, heap_[child].time, heap_[child].sequence)) break;
-    heap_[i] = heap_[child];
-    i = child;
+    if (key <= least_key) break;
+    heap_[i] = heap_[least];
+    i = least;
   }
   heap_[i] = last;
   return top;
@@ -89,11 +112,16 @@ uint64_t Engine::run(Time until) {
   const uint64_t first = processed_;
   stopped_ = false;
   while (!heap_.empty() && heap_.front().time <= until.ps()) {
-    Entry e = pop();
-    Slot& slot = slots_[e.slot];
-    if (slot.generation != e.generation) continue;  // cancelled
+    const Entry e = pop();
+    const auto s = static_cast<uint32_t>(e.order & kSlotMask);
+    Slot& slot = slots_[s];
+    if (slot.cancelled) {
+      slot.cancelled = false;
+      free_slots_.push_back(s);  // its generation moved on when it was cancelled
+      continue;
+    }
     EventCallback cb = std::move(slot.callback);
-    release_slot(e.slot);  // before the call, so the callback may reuse the slot
+    release_slot(s);  // before the call, so the callback may reuse the slot
     now_ = Time::ps(e.time);
     cb();
     if (++processed_ == next_poll_) {  // the only cost of the poll when unset: this compare

@@ -21,6 +21,10 @@ struct EventId {
 
 class Engine {
  public:
+  Engine() = default;
+  // For tests: the insertion sequence wraps (renumber()) after `sequence_limit` events instead of 2^36.
+  explicit Engine(uint64_t sequence_limit) : sequence_limit_(sequence_limit) {}
+
   Time now() const { return now_; }
   uint64_t events_processed() const { return processed_; }
   // Heap entries, including cancelled ones not yet popped (they are skipped when reached).
@@ -49,27 +53,33 @@ class Engine {
   struct Slot {
     EventCallback callback;
     uint32_t generation = 0;
+    bool cancelled = false;  // its heap entry is still queued: the slot is freed when that pops
   };
-  struct Entry {  // one heap element; 24 bytes, compared by (time, sequence)
-    int64_t time;
-    uint64_t sequence;
-    uint32_t slot;
-    uint32_t generation;
+  // One heap element, 16 bytes so that a node's four children share a cache line: the time, then
+  // (insertion sequence << kSlotBits | slot). Ordered by (time, sequence) as one 128-bit integer.
+  struct Entry {
+    int64_t time;  // ps, never negative (nothing is scheduled before 0)
+    uint64_t order;
+    uint128 key() const { return static_cast<uint128>(time) << 64 | order; }
   };
+  static constexpr int kSlotBits = 28;  // up to 268 M pending events
+  static constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
 
   uint32_t take_slot();
   void release_slot(uint32_t slot);
   void push(Entry e);
   Entry pop();
+  void renumber();
 
   Time now_;
   uint64_t next_sequence_ = 0;
+  uint64_t sequence_limit_ = uint64_t{1} << (64 - kSlotBits);
   uint64_t processed_ = 0;
   InlineFunction<bool()> poll_;
   uint64_t poll_every_ = 0;
   uint64_t next_poll_ = UINT64_MAX;  // the value of processed_ at which poll_ runs next; never when unset
   bool stopped_ = false;
-  std::vector<Entry> heap_;
+  std::vector<Entry> heap_;  // a 4-ary min-heap: half the levels of a binary one
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
 };

@@ -191,8 +191,9 @@ bool Sender::pull(EgressPort& port, uint32_t& packet) {
   QueuePairs::Feeders& feeders = queue_pairs_.feeders(port.link);
   size_t n = feeders.queue_pairs.size();
   Time retry_at = Time::max();
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t qp = feeders.queue_pairs[(feeders.next + i) % n];
+  // Round robin from `next` (which may lie beyond a shrunken list): one division per pull, not per step.
+  for (size_t i = 0, at = n == 0 ? 0 : feeders.next % n; i < n; ++i, at = at + 1 == n ? 0 : at + 1) {
+    uint32_t qp = feeders.queue_pairs[at];
     for (uint32_t f : queue_pairs_.flows(qp)) {
       Flow& flow = flows_[f];
       if (!eligible(flow, retry_at)) {
@@ -203,7 +204,7 @@ bool Sender::pull(EgressPort& port, uint32_t& packet) {
       probe.payload = flow.payload(flow.send.resend.empty() ? flow.send.next_seq : flow.send.resend.front());
       if (!egress_.sendable(port, flow.transfer.priority, port.wire_bytes(probe))) break;
       packet = make_data_packet(f);
-      feeders.next = static_cast<uint32_t>((feeders.next + i + 1) % n);
+      feeders.next = static_cast<uint32_t>(at + 1 == n ? 0 : at + 1);
       return true;
     }
   }

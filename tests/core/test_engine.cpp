@@ -1,4 +1,7 @@
 #include <catch2/catch.hpp>
+#include <functional>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "sim/core/engine.h"
@@ -92,4 +95,56 @@ TEST_CASE("many events: order holds through heap growth and slot reuse", "[engin
   e.run();
   CHECK(ordered);
   CHECK(ran == 10000);
+}
+
+// The reference order is (time, insertion sequence): a sorted list of (time, sequence) pairs.
+TEST_CASE("random schedules from callbacks, cancels and renumbering keep (time, insertion) order", "[engine]") {
+  for (uint64_t limit : {uint64_t{1} << 36, uint64_t{4096}}) {  // 4096: the sequence wraps many times
+    Engine e(limit);
+    uint64_t state = 12345;
+    auto next = [&state] {  // xorshift: the same schedule for both limits
+      state ^= state << 13;
+      state ^= state >> 7;
+      state ^= state << 17;
+      return state;
+    };
+    std::vector<std::pair<int64_t, uint64_t>> ran;  // (time, sequence) in the order run
+    std::vector<EventId> ids;
+    uint64_t sequence = 0;
+    std::function<void(int)> add = [&](int depth) {
+      const int64_t at = e.now().ps() + static_cast<int64_t>(next() % 50);  // many ties, some at now
+      const uint64_t mine = sequence++;
+      std::function<void()> body = [&, at, mine, depth] {
+        ran.emplace_back(at, mine);
+        if (depth < 6) {
+          for (uint64_t k = next() % 3; k > 0; --k) add(depth + 1);
+        }
+        if (next() % 10 == 0 && !ids.empty()) e.cancel(ids[next() % ids.size()]);
+      };
+      auto shared = std::make_shared<std::function<void()>>(std::move(body));
+      ids.push_back(e.schedule_at(Time::ps(at), [shared] { (*shared)(); }));
+    };
+    for (int i = 0; i < 3000; ++i) add(0);
+    e.run();
+    REQUIRE(ran.size() > 3000);
+    CHECK(e.pending() == 0);
+    CHECK(e.next_time() == Time::max());
+    bool ordered = true;
+    for (size_t i = 1; i < ran.size(); ++i) ordered = ordered && ran[i - 1] < ran[i];
+    CHECK(ordered);
+  }
+}
+
+TEST_CASE("a cancelled event's slot is reused only after its turn, and old ids stay dead", "[engine]") {
+  Engine e;
+  int ran = 0;
+  EventId a = e.schedule_at(Time::ns(5), [&] { ran += 1; });
+  CHECK(e.cancel(a));
+  EventId b = e.schedule_at(Time::ns(1), [&] { ran += 10; });  // a's slot is still queued: a new one
+  CHECK(b.slot != a.slot);
+  CHECK(e.pending() == 2);
+  e.run();
+  CHECK(ran == 10);
+  CHECK_FALSE(e.cancel(a));
+  CHECK_FALSE(e.cancel(b));
 }
