@@ -192,7 +192,8 @@ bool Sender::pull(EgressPort& port, uint32_t& packet) {
   size_t n = feeders.queue_pairs.size();
   Time retry_at = Time::max();
   // Round robin from `next` (which may lie beyond a shrunken list): one division per pull, not per step.
-  for (size_t i = 0, at = n == 0 ? 0 : feeders.next % n; i < n; ++i, at = at + 1 == n ? 0 : at + 1) {
+  size_t at = feeders.next < n ? feeders.next : (n == 0 ? 0 : feeders.next % n);
+  for (size_t i = 0; i < n; ++i, at = at + 1 == n ? 0 : at + 1) {
     uint32_t qp = feeders.queue_pairs[at];
     for (uint32_t f : queue_pairs_.flows(qp)) {
       Flow& flow = flows_[f];
