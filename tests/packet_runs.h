@@ -36,6 +36,7 @@ struct Run {
   std::vector<Time> finish;  // per flow
   FabricStats stats;
   Time makespan;
+  uint64_t events = 0;  // the engine's
 };
 
 // Runs flows on a packet fabric over `t` and returns when each finished.
@@ -55,6 +56,7 @@ inline Run run_flows(const Topology& t, const std::vector<Flow>& flows, const pa
   }
   fabric.run(engine);
   run.stats = fabric.stats();
+  run.events = engine.events_processed();
   run.makespan = *std::max_element(run.finish.begin(), run.finish.end());
   return run;
 }

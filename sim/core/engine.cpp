@@ -49,13 +49,42 @@ bool Engine::cancel(EventId id) {
   return true;
 }
 
-// After 2^36 insertions the sequence would run into the slot bits: the pending entries, sorted, get
-// sequences 0, 1, ... in their order, which keeps every comparison between them (a sorted array
-// is a heap).
+uint64_t Engine::reserve_sequence() {
+  if (next_sequence_ == sequence_limit_) renumber();
+  return next_sequence_++;
+}
+
+EventId Engine::schedule_at_sequence(Time at, uint64_t sequence, EventCallback cb) {
+  if (at < now_ || (at == now_ && sequence <= current_sequence_) || sequence >= next_sequence_) {
+    throw ModelError(
+        fmt::format("event scheduled at a place already passed: at {} ps, sequence {}", at.ps(), sequence));
+  }
+  uint32_t s = take_slot();
+  slots_[s].callback = std::move(cb);
+  push(Entry{at.ps(), sequence << kSlotBits | s});
+  return EventId{s, slots_[s].generation};
+}
+
+uint64_t Engine::renumbered(uint64_t old) const {
+  return static_cast<uint64_t>(std::lower_bound(renumber_old_.begin(), renumber_old_.end(), old) -
+                               renumber_old_.begin());
+}
+
+// After 2^36 sequences they would run into the slot bits: every sequence still outstanding (the
+// heap's, the running event's, the holders' reservations) gets its rank among them, which keeps
+// every comparison between them, so the heap stays a heap.
 void Engine::renumber() {
-  std::sort(heap_.begin(), heap_.end(), [](const Entry& a, const Entry& b) { return a.key() < b.key(); });
-  next_sequence_ = 0;
-  for (Entry& e : heap_) e.order = next_sequence_++ << kSlotBits | (e.order & kSlotMask);
+  renumber_old_.clear();
+  for (const Entry& e : heap_) renumber_old_.push_back(e.order >> kSlotBits);
+  renumber_old_.push_back(current_sequence_);
+  for (const SequenceHolder* h : holders_) h->sequences(renumber_old_);
+  std::sort(renumber_old_.begin(), renumber_old_.end());
+  renumber_old_.erase(std::unique(renumber_old_.begin(), renumber_old_.end()), renumber_old_.end());
+  for (Entry& e : heap_) e.order = renumbered(e.order >> kSlotBits) << kSlotBits | (e.order & kSlotMask);
+  current_sequence_ = renumbered(current_sequence_);
+  for (SequenceHolder* h : holders_) h->renumber(*this);
+  next_sequence_ = renumber_old_.size();
+  renumber_old_.clear();
   if (next_sequence_ >= sequence_limit_) throw ModelError("engine: too many pending events to renumber");
 }
 
@@ -123,6 +152,7 @@ uint64_t Engine::run(Time until) {
     EventCallback cb = std::move(slot.callback);
     release_slot(s);  // before the call, so the callback may reuse the slot
     now_ = Time::ps(e.time);
+    current_sequence_ = e.order >> kSlotBits;
     cb();
     if (++processed_ == next_poll_) {  // the only cost of the poll when unset: this compare
       next_poll_ += poll_every_;

@@ -36,6 +36,28 @@ class Engine {
   // Returns true when the event was still pending and is now cancelled.
   bool cancel(EventId id);
 
+  // Reserved places in the order (for events that are often not needed: a credit coming back to a
+  // port that is busy anyway). reserve_sequence() takes the place an event scheduled now would
+  // get; schedule_at_sequence() schedules one there later, so it runs exactly where it would have
+  // run had it been scheduled at once. Its (at, sequence) must come after the running event's.
+  uint64_t reserve_sequence();
+  EventId schedule_at_sequence(Time at, uint64_t sequence, EventCallback cb);
+  // The running event's sequence: with now(), its place in the order.
+  uint64_t current_sequence() const { return current_sequence_; }
+  // Whoever keeps reserved sequences registers, so that a renumbering (see renumber()) moves
+  // them with the heap's: sequences() lists them, renumber() maps each through renumbered().
+  class SequenceHolder {
+   public:
+    virtual void sequences(std::vector<uint64_t>& out) const = 0;
+    virtual void renumber(const Engine& engine) = 0;
+
+   protected:
+    ~SequenceHolder() = default;
+  };
+  void hold_sequences(SequenceHolder& holder) { holders_.push_back(&holder); }
+  // During SequenceHolder::renumber: the new sequence of a reserved one.
+  uint64_t renumbered(uint64_t old) const;
+
   // Runs events with time <= until; returns how many ran. With a finite `until`, now() ends at `until`,
   // unless the poll stopped the run (then now() is the last event's time and stopped() is true).
   uint64_t run(Time until = Time::max());
@@ -72,6 +94,9 @@ class Engine {
   void renumber();
 
   Time now_;
+  uint64_t current_sequence_ = 0;
+  std::vector<SequenceHolder*> holders_;
+  std::vector<uint64_t> renumber_old_;  // during renumber(): every sequence outstanding, sorted
   uint64_t next_sequence_ = 0;
   uint64_t sequence_limit_ = uint64_t{1} << (64 - kSlotBits);
   uint64_t processed_ = 0;

@@ -14,7 +14,9 @@ constexpr uint32_t kLargestSegment = 4096;  // bytes of payload per packet off t
 }  // namespace
 
 CreditState::CreditState(Engine& engine, const CreditConfig& config, size_t links, Egress& egress)
-    : engine_(engine), config_(config), egress_(egress), credits_(links) {}
+    : engine_(engine), config_(config), egress_(egress), credits_(links), returns_(links) {
+  engine_.hold_sequences(*this);
+}
 
 void CreditState::set_up(const EgressPort& p) {
   // Credits for line rate: the credit loop (data one way, credits back) plus two packets.
@@ -32,10 +34,50 @@ void CreditState::set_up(const EgressPort& p) {
 
 void CreditState::give_back(LinkId link, uint8_t priority, uint32_t charged, Time latency) {
   if (charged == 0) return;  // a read from host memory took none (Egress::takes_no_credits)
-  engine_.schedule_at(engine_.now() + latency, [this, link, priority, charged] {
-    credits_[link][priority] += charged;
-    egress_.try_send(link);
-  });
+  const Time at = engine_.now() + latency;
+  const uint64_t sequence = engine_.reserve_sequence();
+  returns_[link].items.push_back({at.ps(), sequence, charged, priority});
+  egress_.credit_wake(link);
+}
+
+void CreditState::settle(LinkId link) const {
+  Returns& r = returns_[link];
+  const int64_t now = engine_.now().ps();
+  const uint64_t current = engine_.current_sequence();
+  while (r.head < r.items.size()) {
+    const Return& next = r.items[r.head];
+    if (next.at > now || (next.at == now && next.sequence > current)) break;
+    credits_[link][next.priority] += next.charged;
+    ++r.head;
+  }
+  if (r.head == r.items.size()) {
+    r.items.clear();
+    r.head = 0;
+  } else if (r.head > 64 && 2 * r.head > r.items.size()) {  // keep the list short
+    r.items.erase(r.items.begin(), r.items.begin() + static_cast<std::ptrdiff_t>(r.head));
+    r.head = 0;
+  }
+}
+
+bool CreditState::next_return(LinkId link, Time& at, uint64_t& sequence) const {
+  settle(link);
+  const Returns& r = returns_[link];
+  if (r.head == r.items.size()) return false;
+  at = Time::ps(r.items[r.head].at);
+  sequence = r.items[r.head].sequence;
+  return true;
+}
+
+void CreditState::sequences(std::vector<uint64_t>& out) const {
+  for (const Returns& r : returns_) {
+    for (size_t i = r.head; i < r.items.size(); ++i) out.push_back(r.items[i].sequence);
+  }
+}
+
+void CreditState::renumber(const Engine& engine) {
+  for (Returns& r : returns_) {
+    for (size_t i = r.head; i < r.items.size(); ++i) r.items[i].sequence = engine.renumbered(r.items[i].sequence);
+  }
 }
 
 }  // namespace weft::packet

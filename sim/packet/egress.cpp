@@ -122,6 +122,20 @@ void Egress::try_send(LinkId link) {
     if (until > engine_.now()) earliest = std::min(earliest, until);
   }
   if (earliest != Time::max()) schedule_wake(link, earliest);
+  if (port.control == Control::credit) credit_wake(link);
+}
+
+void Egress::credit_wake(LinkId link) {
+  EgressPort& port = ports_[link];
+  if (port.busy || port.credit_wake != UINT64_MAX) return;
+  Time at;
+  uint64_t sequence = 0;
+  if (!credits_.next_return(link, at, sequence)) return;
+  port.credit_wake = sequence;
+  engine_.schedule_at_sequence(at, sequence, [this, link, sequence] {
+    if (ports_[link].credit_wake == sequence) ports_[link].credit_wake = UINT64_MAX;
+    try_send(link);
+  });
 }
 
 void Egress::schedule_wake(LinkId link, Time at) {

@@ -49,6 +49,9 @@ class Egress {
   void try_send(LinkId link);
   // try_send at `at`, unless an earlier wake-up is pending.
   void schedule_wake(LinkId link, Time at);
+  // An idle port with credits on their way looks again where the next of them comes back (its
+  // place in the event order, CreditState); a busy one looks when its serialisation ends.
+  void credit_wake(LinkId link);
 
  private:
   bool pick_queued(EgressPort& port, uint32_t& packet);

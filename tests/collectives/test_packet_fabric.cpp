@@ -81,6 +81,18 @@ TEST_CASE("packet: a sender's limit holds its bytes as a fluid, first packet inc
   }
 }
 
+TEST_CASE("packet: credits that come back while the port sends cost no event of their own", "[packet]") {
+  // InfiniBand links use credits. One long transfer keeps the sender's port busy, so each credit
+  // return waits in CreditState until the port looks (the end of a serialisation) instead of
+  // waking it: per packet and hop, the end of its serialisation and its arrival, where an event
+  // per return made it three.
+  Topology t = single_switch(2, LinkSpec{LinkKind::infiniband, Bandwidth::gbps(400), Time::us(1)});
+  Run r = run_flows(t, {{t.gpus()[1], t.gpus()[0], 64'000'000, Time()}}, packet::packet_profile("ib"));
+  REQUIRE(r.stats.packet_hops > 30'000);
+  CHECK(r.events >= 2 * r.stats.packet_hops);
+  CHECK(r.events < 2.1 * static_cast<double>(r.stats.packet_hops));
+}
+
 TEST_CASE("packet: same seed, same completion times", "[packet]") {
   Topology t = single_switch(9, roce(100, 4096, Time::us(1)));
   std::vector<Flow> flows = incast(t, 8, 1'000'000);

@@ -148,3 +148,42 @@ TEST_CASE("a cancelled event's slot is reused only after its turn, and old ids s
   CHECK_FALSE(e.cancel(a));
   CHECK_FALSE(e.cancel(b));
 }
+
+// Holds reserved sequences the way the packet fabric's credit returns do.
+class Reservations final : public Engine::SequenceHolder {
+ public:
+  std::vector<uint64_t> held;
+  void sequences(std::vector<uint64_t>& out) const override { out.insert(out.end(), held.begin(), held.end()); }
+  void renumber(const Engine& engine) override {
+    for (uint64_t& s : held) s = engine.renumbered(s);
+  }
+};
+
+TEST_CASE("a reserved sequence runs its event where it would have run if scheduled at once", "[engine]") {
+  for (uint64_t limit : {uint64_t{1} << 36, uint64_t{8}}) {  // 8: renumbered while reservations are held
+    Engine e(limit);
+    Reservations r;
+    e.hold_sequences(r);
+    std::vector<int> order;
+    for (int i = 0; i < 4; ++i) e.schedule_at(Time::ns(1), [] {});  // sequences that are gone when renumbered
+    e.run(Time::ns(1));
+    e.schedule_at(Time::ns(5), [&] { order.push_back(1); });
+    r.held.push_back(e.reserve_sequence());  // its place: after event 1, before event 3
+    e.schedule_at(Time::ns(5), [&] { order.push_back(3); });
+    e.schedule_at(Time::ns(2), [&] {
+      order.push_back(0);
+      e.schedule_at_sequence(Time::ns(5), r.held.front(), [&] { order.push_back(2); });
+    });
+    e.schedule_at(Time::ns(3), [] {});  // with limit 8, the 9th sequence: renumbered here
+    e.run();
+    CHECK(order == std::vector<int>{0, 1, 2, 3});
+  }
+}
+
+TEST_CASE("a reserved place already passed is refused", "[engine]") {
+  Engine e;
+  const uint64_t early = e.reserve_sequence();
+  e.schedule_at(Time::ns(5), [&] { CHECK_THROWS_AS(e.schedule_at_sequence(Time::ns(5), early, [] {}), ModelError); });
+  e.run();
+  CHECK_THROWS_AS(e.schedule_at_sequence(Time::ns(9), 1000, [] {}), ModelError);  // never reserved
+}
