@@ -32,10 +32,13 @@ EventId Engine::schedule_at(Time at, EventCallback cb) {
   if (at < now_) {
     throw ModelError(fmt::format("event scheduled in the past: at {} ps, now {} ps", at.ps(), now_.ps()));
   }
-  if (next_sequence_ == sequence_limit_) renumber();
-  uint32_t s = take_slot();
+  return enqueue(at, reserve_sequence(), std::move(cb));
+}
+
+EventId Engine::enqueue(Time at, uint64_t sequence, EventCallback cb) {
+  const uint32_t s = take_slot();
   slots_[s].callback = std::move(cb);
-  push(Entry{at.ps(), next_sequence_++ << kSlotBits | s});
+  push(Entry{at.ps(), sequence << kSlotBits | s});
   return EventId{s, slots_[s].generation};
 }
 
@@ -59,10 +62,7 @@ EventId Engine::schedule_at_sequence(Time at, uint64_t sequence, EventCallback c
     throw ModelError(
         fmt::format("event scheduled at a place already passed: at {} ps, sequence {}", at.ps(), sequence));
   }
-  uint32_t s = take_slot();
-  slots_[s].callback = std::move(cb);
-  push(Entry{at.ps(), sequence << kSlotBits | s});
-  return EventId{s, slots_[s].generation};
+  return enqueue(at, sequence, std::move(cb));
 }
 
 uint64_t Engine::renumbered(uint64_t old) const {

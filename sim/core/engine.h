@@ -22,7 +22,7 @@ struct EventId {
 class Engine {
  public:
   Engine() = default;
-  // For tests: the insertion sequence wraps (renumber()) after `sequence_limit` events instead of 2^36.
+  // For tests: sequences are renumbered (renumber()) after `sequence_limit` of them instead of 2^36.
   explicit Engine(uint64_t sequence_limit) : sequence_limit_(sequence_limit) {}
 
   Time now() const { return now_; }
@@ -89,6 +89,8 @@ class Engine {
 
   uint32_t take_slot();
   void release_slot(uint32_t slot);
+  // Takes a slot for `cb` and queues it at (at, sequence).
+  EventId enqueue(Time at, uint64_t sequence, EventCallback cb);
   void push(Entry e);
   Entry pop();
   void renumber();

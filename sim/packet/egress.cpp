@@ -127,13 +127,13 @@ void Egress::try_send(LinkId link) {
 
 void Egress::credit_wake(LinkId link) {
   EgressPort& port = ports_[link];
-  if (port.busy || port.credit_wake != UINT64_MAX) return;
+  if (port.busy || port.credit_wake_pending) return;
   Time at;
   uint64_t sequence = 0;
   if (!credits_.next_return(link, at, sequence)) return;
-  port.credit_wake = sequence;
-  engine_.schedule_at_sequence(at, sequence, [this, link, sequence] {
-    if (ports_[link].credit_wake == sequence) ports_[link].credit_wake = UINT64_MAX;
+  port.credit_wake_pending = true;
+  engine_.schedule_at_sequence(at, sequence, [this, link] {
+    ports_[link].credit_wake_pending = false;
     try_send(link);
   });
 }

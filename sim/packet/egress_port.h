@@ -32,8 +32,8 @@ struct EgressPort {
   bool into_memory = false;  // the far end is a CPU: a packet reaching it is in host memory (see Egress::arrive)
   Time head;                 // serialisation of the bytes the far end takes in before it forwards
   bool busy = false;
-  bool wake_pending = false;          // a wake-up (pause expiry, pacing) is scheduled
-  uint64_t credit_wake = UINT64_MAX;  // the reserved sequence of the credit return it wakes at; none
+  bool wake_pending = false;         // a wake-up (pause expiry, pacing) is scheduled
+  bool credit_wake_pending = false;  // a wake-up at a credit return's place (Egress::credit_wake)
   Time wake_at;
   uint8_t rr = 0;        // DWRR: priority whose turn it is
   uint8_t nonempty = 0;  // bit p set when queue[p] holds packets

@@ -191,7 +191,7 @@ bool Sender::pull(EgressPort& port, uint32_t& packet) {
   QueuePairs::Feeders& feeders = queue_pairs_.feeders(port.link);
   size_t n = feeders.queue_pairs.size();
   Time retry_at = Time::max();
-  // Round robin from `next` (which may lie beyond a shrunken list): one division per pull, not per step.
+  // Round robin from `next`; a division only when `next` lies beyond a list that shrank.
   size_t at = feeders.next < n ? feeders.next : (n == 0 ? 0 : feeders.next % n);
   for (size_t i = 0; i < n; ++i, at = at + 1 == n ? 0 : at + 1) {
     uint32_t qp = feeders.queue_pairs[at];
