@@ -6,9 +6,6 @@
 #include "sim/core/errors.h"
 
 namespace weft {
-namespace {
-constexpr size_t kArity = 4;  // children per node: four 16-byte entries fill one cache line
-}
 
 uint32_t Engine::take_slot() {
   if (free_slots_.empty()) {
@@ -28,21 +25,11 @@ void Engine::release_slot(uint32_t slot) {
   free_slots_.push_back(slot);
 }
 
-EventId Engine::schedule_at(Time at, EventCallback cb) {
-  if (at < now_) {
-    throw ModelError(fmt::format("event scheduled in the past: at {} ps, now {} ps", at.ps(), now_.ps()));
-  }
-  return enqueue(at, reserve_sequence(), std::move(cb));
+void Engine::refuse_past(Time at) const {
+  throw ModelError(fmt::format("event scheduled in the past: at {} ps, now {} ps", at.ps(), now_.ps()));
 }
 
-EventId Engine::enqueue(Time at, uint64_t sequence, EventCallback cb) {
-  const uint32_t s = take_slot();
-  slots_[s].callback = std::move(cb);
-  push(Entry{at.ps(), sequence << kSlotBits | s});
-  return EventId{s, slots_[s].generation};
-}
-
-// The slot stays taken (its entry is in the heap) until the entry pops; the id no longer names it.
+// The slot stays taken (its entry is queued) until the entry is reached; the id no longer names it.
 bool Engine::cancel(EventId id) {
   if (id.slot >= slots_.size() || slots_[id.slot].generation != id.generation) return false;
   Slot& slot = slots_[id.slot];
@@ -57,12 +44,11 @@ uint64_t Engine::reserve_sequence() {
   return next_sequence_++;
 }
 
-EventId Engine::schedule_at_sequence(Time at, uint64_t sequence, EventCallback cb) {
+void Engine::check_place(Time at, uint64_t sequence) const {
   if (at < now_ || (at == now_ && sequence <= current_sequence_) || sequence >= next_sequence_) {
     throw ModelError(
         fmt::format("event scheduled at a place already passed: at {} ps, sequence {}", at.ps(), sequence));
   }
-  return enqueue(at, sequence, std::move(cb));
 }
 
 uint64_t Engine::renumbered(uint64_t old) const {
@@ -71,64 +57,21 @@ uint64_t Engine::renumbered(uint64_t old) const {
 }
 
 // After 2^36 sequences they would run into the slot bits: every sequence still outstanding (the
-// heap's, the running event's, the holders' reservations) gets its rank among them, which keeps
-// every comparison between them, so the heap stays a heap.
+// queue's, the running event's, the holders' reservations) gets its rank among them, which keeps
+// every comparison between them.
 void Engine::renumber() {
   renumber_old_.clear();
-  for (const Entry& e : heap_) renumber_old_.push_back(e.order >> kSlotBits);
+  queue_.for_each([&](const Entry& e) { renumber_old_.push_back(e.order >> kSlotBits); });
   renumber_old_.push_back(current_sequence_);
   for (const SequenceHolder* h : holders_) h->sequences(renumber_old_);
   std::sort(renumber_old_.begin(), renumber_old_.end());
   renumber_old_.erase(std::unique(renumber_old_.begin(), renumber_old_.end()), renumber_old_.end());
-  for (Entry& e : heap_) e.order = renumbered(e.order >> kSlotBits) << kSlotBits | (e.order & kSlotMask);
+  queue_.for_each([&](Entry& e) { e.order = renumbered(e.order >> kSlotBits) << kSlotBits | (e.order & kSlotMask); });
   current_sequence_ = renumbered(current_sequence_);
   for (SequenceHolder* h : holders_) h->renumber(*this);
   next_sequence_ = renumber_old_.size();
   renumber_old_.clear();
   if (next_sequence_ >= sequence_limit_) throw ModelError("engine: too many pending events to renumber");
-}
-
-// A 4-ary heap by hand (sift with a hole): the entry goes up while it comes before its parent.
-void Engine::push(Entry e) {
-  size_t i = heap_.size();
-  heap_.push_back(e);
-  const auto key = e.key();
-  while (i > 0) {
-    const size_t parent = (i - 1) / kArity;
-    if (heap_[parent].key() <= key) break;
-    heap_[i] = heap_[parent];
-    i = parent;
-  }
-  heap_[i] = e;
-}
-
-Engine::Entry Engine::pop() {
-  const Entry top = heap_.front();
-  const Entry last = heap_.back();
-  heap_.pop_back();
-  const size_t n = heap_.size();
-  if (n == 0) return top;
-  const auto key = last.key();
-  size_t i = 0;
-  for (;;) {
-    const size_t first = kArity * i + 1;
-    if (first >= n) break;
-    size_t least = first;
-    auto least_key = heap_[first].key();
-    const size_t end = std::min(first + kArity, n);
-    for (size_t c = first + 1; c < end; ++c) {
-      const auto k = heap_[c].key();
-      if (k < least_key) {
-        least = c;
-        least_key = k;
-      }
-    }
-    if (key <= least_key) break;
-    heap_[i] = heap_[least];
-    i = least;
-  }
-  heap_[i] = last;
-  return top;
 }
 
 void Engine::set_poll(InlineFunction<bool()> poll, uint64_t every_events) {
@@ -140,8 +83,8 @@ void Engine::set_poll(InlineFunction<bool()> poll, uint64_t every_events) {
 uint64_t Engine::run(Time until) {
   const uint64_t first = processed_;
   stopped_ = false;
-  while (!heap_.empty() && heap_.front().time <= until.ps()) {
-    const Entry e = pop();
+  Entry e;
+  while (queue_.pop_until(until.ps(), e)) {
     const auto s = static_cast<uint32_t>(e.order & kSlotMask);
     Slot& slot = slots_[s];
     if (slot.cancelled) {

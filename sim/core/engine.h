@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/core/event_queue.h"
 #include "sim/core/inline_function.h"
 #include "sim/core/units.h"
 
@@ -27,12 +28,20 @@ class Engine {
 
   Time now() const { return now_; }
   uint64_t events_processed() const { return processed_; }
-  // Heap entries, including cancelled ones not yet popped (they are skipped when reached).
-  size_t pending() const { return heap_.size(); }
+  // Queued entries, including cancelled ones not yet reached (they are skipped then).
+  size_t pending() const { return queue_.size(); }
 
-  // Schedules `cb` at absolute time `at` (not before now()).
-  EventId schedule_at(Time at, EventCallback cb);
-  EventId schedule_in(Time delay, EventCallback cb) { return schedule_at(now_ + delay, std::move(cb)); }
+  // Schedules `cb` (a callable, or an EventCallback) at absolute time `at` (not before now()). A
+  // template, so that the callable is built in its slot: no copy of it on the way.
+  template <class F>
+  EventId schedule_at(Time at, F&& cb) {
+    if (at < now_) refuse_past(at);
+    return enqueue(at, reserve_sequence(), std::forward<F>(cb));
+  }
+  template <class F>
+  EventId schedule_in(Time delay, F&& cb) {
+    return schedule_at(now_ + delay, std::forward<F>(cb));
+  }
   // Returns true when the event was still pending and is now cancelled.
   bool cancel(EventId id);
 
@@ -41,11 +50,15 @@ class Engine {
   // get; schedule_at_sequence() schedules one there later, so it runs exactly where it would have
   // run had it been scheduled at once. Its (at, sequence) must come after the running event's.
   uint64_t reserve_sequence();
-  EventId schedule_at_sequence(Time at, uint64_t sequence, EventCallback cb);
+  template <class F>
+  EventId schedule_at_sequence(Time at, uint64_t sequence, F&& cb) {
+    check_place(at, sequence);
+    return enqueue(at, sequence, std::forward<F>(cb));
+  }
   // The running event's sequence: with now(), its place in the order.
   uint64_t current_sequence() const { return current_sequence_; }
   // Whoever keeps reserved sequences registers, so that a renumbering (see renumber()) moves
-  // them with the heap's: sequences() lists them, renumber() maps each through renumbered().
+  // them with the queue's: sequences() lists them, renumber() maps each through renumbered().
   class SequenceHolder {
    public:
     virtual void sequences(std::vector<uint64_t>& out) const = 0;
@@ -69,30 +82,33 @@ class Engine {
   bool stopped() const { return stopped_; }
   // Time of the earliest pending entry (possibly a cancelled one), Time::max() when none: lets an
   // outside clock (the SimGrid fabric) interleave with this engine.
-  Time next_time() const { return heap_.empty() ? Time::max() : Time::ps(heap_.front().time); }
+  Time next_time() const { return queue_.empty() ? Time::max() : Time::ps(queue_.min_time()); }
 
  private:
   struct Slot {
     EventCallback callback;
     uint32_t generation = 0;
-    bool cancelled = false;  // its heap entry is still queued: the slot is freed when that pops
+    bool cancelled = false;  // its entry is still queued: the slot is freed when that pops
   };
-  // One heap element, 16 bytes so that a node's four children share a cache line: the time, then
-  // (insertion sequence << kSlotBits | slot). Ordered by (time, sequence) as one 128-bit integer.
-  struct Entry {
-    int64_t time;  // ps, never negative (nothing is scheduled before 0)
-    uint64_t order;
-    uint128 key() const { return static_cast<uint128>(time) << 64 | order; }
-  };
+  // A queue entry: the time (ps), then (insertion sequence << kSlotBits | slot), so that entries
+  // are ordered by (time, sequence) as one 128-bit integer.
+  using Entry = QueueEntry;
   static constexpr int kSlotBits = 28;  // up to 268 M pending events
   static constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
 
   uint32_t take_slot();
   void release_slot(uint32_t slot);
   // Takes a slot for `cb` and queues it at (at, sequence).
-  EventId enqueue(Time at, uint64_t sequence, EventCallback cb);
-  void push(Entry e);
-  Entry pop();
+  template <class F>
+  EventId enqueue(Time at, uint64_t sequence, F&& cb) {
+    const uint32_t s = take_slot();
+    slots_[s].callback.emplace(std::forward<F>(cb));
+    queue_.push(Entry{at.ps(), sequence << kSlotBits | s});
+    return EventId{s, slots_[s].generation};
+  }
+  [[noreturn]] void refuse_past(Time at) const;
+  // Throws unless (at, sequence) comes after the running event and was reserved.
+  void check_place(Time at, uint64_t sequence) const;
   void renumber();
 
   Time now_;
@@ -106,7 +122,7 @@ class Engine {
   uint64_t poll_every_ = 0;
   uint64_t next_poll_ = UINT64_MAX;  // the value of processed_ at which poll_ runs next; never when unset
   bool stopped_ = false;
-  std::vector<Entry> heap_;  // a 4-ary min-heap: half the levels of a binary one
+  EventQueue queue_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
 };

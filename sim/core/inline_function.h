@@ -20,12 +20,7 @@ class InlineFunction<R(Args...), Capacity> {
 
   template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, InlineFunction>>>
   InlineFunction(F&& f) {  // NOLINT(google-explicit-constructor): used like std::function
-    using Fn = std::decay_t<F>;
-    static_assert(sizeof(Fn) <= Capacity, "callable too large for InlineFunction; capture less");
-    static_assert(alignof(Fn) <= alignof(std::max_align_t));
-    static_assert(std::is_nothrow_move_constructible_v<Fn>);
-    new (storage_) Fn(std::forward<F>(f));
-    ops_ = &kOps<Fn>;
+    emplace(std::forward<F>(f));
   }
 
   InlineFunction(InlineFunction&& other) noexcept { take(other); }
@@ -39,6 +34,23 @@ class InlineFunction<R(Args...), Capacity> {
   InlineFunction(const InlineFunction&) = delete;
   InlineFunction& operator=(const InlineFunction&) = delete;
   ~InlineFunction() { reset(); }
+
+  // Replaces the held callable with `f`, built in place: no temporary to copy from (a copy of one
+  // just built reads its bytes before the stores that wrote them have landed: perf showed the stall).
+  template <typename F>
+  void emplace(F&& f) {
+    if constexpr (std::is_same_v<std::decay_t<F>, InlineFunction>) {
+      *this = std::forward<F>(f);
+    } else {
+      reset();
+      using Fn = std::decay_t<F>;
+      static_assert(sizeof(Fn) <= Capacity, "callable too large for InlineFunction; capture less");
+      static_assert(alignof(Fn) <= alignof(std::max_align_t));
+      static_assert(std::is_nothrow_move_constructible_v<Fn>);
+      new (storage_) Fn(std::forward<F>(f));
+      ops_ = &kOps<Fn>;
+    }
+  }
 
   explicit operator bool() const { return ops_ != nullptr; }
   R operator()(Args... args) { return ops_->invoke(storage_, std::forward<Args>(args)...); }
