@@ -77,7 +77,14 @@ constexpr uint128 ceil_div(uint128 a, uint128 b) { return (a + b - 1) / b; }
 // Serialisation time of `bits` at `bits_per_s`: ceil(bits * 1e12 / rate) ps, exact thanks to the
 // 128-bit intermediate (a precomputed ps-per-byte is ~10 % off at NVLink rates).
 constexpr Time transmit_time_bits(uint128 bits, uint64_t bits_per_s) {
-  return Time::ps(static_cast<int64_t>(ceil_div(bits * 1'000'000'000'000ULL, bits_per_s)));
+  const uint128 numerator = bits * 1'000'000'000'000ULL;
+  // The same quotient by a 64-bit division when it fits (a packet's bits always do): a 128-bit one
+  // is a library call (__udivti3, 1 % of a packet run).
+  if (numerator <= UINT64_MAX - bits_per_s) {
+    const auto n = static_cast<uint64_t>(numerator);
+    return Time::ps(static_cast<int64_t>((n + bits_per_s - 1) / bits_per_s));
+  }
+  return Time::ps(static_cast<int64_t>(ceil_div(numerator, bits_per_s)));
 }
 
 constexpr Time transmit_time(Bytes size, Bandwidth rate) { return transmit_time_bits(size.bits(), rate.bps()); }

@@ -93,7 +93,13 @@ void DcqcnSender::advance(Time now) {
   const Time k = config_->alpha_update_period;
   if (now > last_alpha_update_) {
     const int64_t periods = (now - last_alpha_update_).ps() / k.ps();
-    alpha_ *= std::pow(1.0 - config_->g, static_cast<double>(periods));  // closed form of `periods` decays
+    // The closed form of `periods` decays; pow(x, 0) is 1 and pow(x, 1) is x exactly, and those
+    // two (the usual cases: this runs per packet) need no call.
+    if (periods == 1) {
+      alpha_ *= 1.0 - config_->g;
+    } else if (periods > 1) {
+      alpha_ *= std::pow(1.0 - config_->g, static_cast<double>(periods));
+    }
     last_alpha_update_ += k * periods;
   }
   const Time t = config_->rate_increase_timer;
