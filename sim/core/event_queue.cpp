@@ -6,7 +6,7 @@ namespace weft {
 
 int64_t EventQueue::min_time() const {
   if (radix_mode_) return radix_.min_time();
-  return heap_.empty() ? std::numeric_limits<int64_t>::max() : heap_.top().time;
+  return heap_.peek_time();
 }
 
 void EventQueue::move_to_radix() {

@@ -33,7 +33,7 @@ class EventQueue {
       if (!radix_.pop_until(until, out)) return false;
       if (radix_.size() < kToHeap) move_to_heap();
     } else {
-      if (heap_.empty() || heap_.top().time > until) return false;
+      if (heap_.empty() || heap_.least_time() > until) return false;
       out = heap_.pop();
     }
     last_time_ = out.time;

@@ -8,7 +8,7 @@ constexpr size_t kArity = 4;
 }
 
 // Sift with a hole: the entry goes up while it comes before its parent.
-void QuaternaryHeap::push(QueueEntry e) {
+void QuaternaryHeap::push_new(QueueEntry e) {
   size_t i = heap_.size();
   heap_.push_back(e);
   const auto key = e.key();
@@ -21,14 +21,9 @@ void QuaternaryHeap::push(QueueEntry e) {
   heap_[i] = e;
 }
 
-QueueEntry QuaternaryHeap::pop() {
-  const QueueEntry top = heap_.front();
-  const QueueEntry last = heap_.back();
-  heap_.pop_back();
+void QuaternaryHeap::sift_down(size_t i, QueueEntry e) {
   const size_t n = heap_.size();
-  if (n == 0) return top;
-  const auto key = last.key();
-  size_t i = 0;
+  const auto key = e.key();
   for (;;) {
     const size_t first = kArity * i + 1;
     if (first >= n) break;
@@ -46,8 +41,23 @@ QueueEntry QuaternaryHeap::pop() {
     heap_[i] = heap_[least];
     i = least;
   }
-  heap_[i] = last;
-  return top;
+  heap_[i] = e;
+}
+
+void QuaternaryHeap::remove_root() {
+  stale_ = false;
+  const QueueEntry last = heap_.back();
+  heap_.pop_back();
+  if (!heap_.empty()) sift_down(0, last);
+}
+
+int64_t QuaternaryHeap::peek_time() const {
+  if (!stale_) return heap_.empty() ? INT64_MAX : heap_.front().time;
+  int64_t least = INT64_MAX;  // the root is gone: the least of its children
+  for (size_t c = 1; c < std::min<size_t>(1 + kArity, heap_.size()); ++c) {
+    least = std::min(least, heap_[c].time);
+  }
+  return least;
 }
 
 }  // namespace weft
