@@ -82,7 +82,7 @@ class Engine {
   bool stopped() const { return stopped_; }
   // Time of the earliest pending entry (possibly a cancelled one), Time::max() when none: lets an
   // outside clock (the SimGrid fabric) interleave with this engine.
-  Time next_time() const { return queue_.empty() ? Time::max() : Time::ps(queue_.min_time()); }
+  Time next_time() const { return Time::ps(queue_.min_time()); }  // INT64_MAX (Time::max()) when empty
 
  private:
   struct Slot {
