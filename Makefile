@@ -69,7 +69,8 @@ agreement: build
 
 # Speed figures (not tests): engine and solver micro-benchmarks, ring all-reduce at scale, SimGrid side by
 # side (hand-written and as a fabric), building and routing a 16,384-GPU rail-optimised fabric, a training
-# step at 1,024 GPUs (whole and one replica), the plan search's candidates per second.
+# step at 1,024 GPUs (whole and one replica), the plan search (the bundled scenario, and Llama 3 70B on
+# 1,024 H100: minutes).
 bench: build
 	@$(BUILD)/bench/weft_micro_bench
 	@for n in 512 2048; do $(BUILD)/bench/weft_ring_scale $$n; done
@@ -78,6 +79,7 @@ bench: build
 	@$(BUILD)/bench/weft_topology_scale
 	@$(BUILD)/bench/weft_training_scale 8
 	@$(BUILD)/bench/weft_plan_search_speed
+	@$(BUILD)/bench/weft_plan_search_speed scenarios/examples/dgx-h100-pod-llama3-70b.yaml system.nodes=128
 	@$(BUILD)/bench/weft_trace_read_speed 200
 	@if [ -x $(BUILD)/bench/weft_incast_vs_ns3 ]; then $(BUILD)/bench/weft_incast_vs_ns3 packet; \
 	 else $(BUILD)/bench/weft_packet_incast packet; fi

@@ -26,7 +26,7 @@ void check_runnable(const Scenario& s) {
   if (!s.training() && !s.traffic() && !s.serving()) {
     require_simulations(s.fabric, s.collectives().size(), "collectives", "keep one collective in the scenario");
   }
-  if (s.training() && s.training()->timing == CollectiveTiming::isolated) {
+  if (s.training() && s.training()->timing != CollectiveTiming::shared) {
     require_simulations(s.fabric, 2, "fabrics", "use collective timing 'shared' with this fabric");
   }
 }

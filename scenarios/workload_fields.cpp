@@ -135,7 +135,9 @@ constexpr std::array kTrainingFields = {
     choice<W, to_software, software_name, &W::profile, &ComputeProfile::software>(
         "software", "2025 | 2023: the generation compute efficiencies come from (flash-attention 3/2 or 2/1)"),
     choice<W, to_timing, timing_name, &W::timing>(
-        "collective_timing", "shared (on the step's fabric) | isolated (each distinct one alone, reused)"),
+        "collective_timing",
+        "shared (on the step's fabric) | isolated (each distinct one alone, reused) | model (NCCL's own estimate, no "
+        "simulation; all-to-all isolated)"),
     field<W, &W::token_budget>("tokens", "tokens", "to train on, for time and cost to train (above 0)"),
     field<W, &W::allow_oom>("allow_oom", "", "simulate a plan that does not fit in GPU memory (marked)"),
 };

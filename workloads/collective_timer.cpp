@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <array>
+#include <cmath>
 
 #include "collectives/executor.h"
 #include "sim/core/errors.h"
@@ -10,20 +11,43 @@
 
 namespace weft {
 
-std::string_view to_string(CollectiveTiming t) { return t == CollectiveTiming::shared ? "shared" : "isolated"; }
+std::string_view to_string(CollectiveTiming t) {
+  switch (t) {
+    case CollectiveTiming::shared:
+      return "shared";
+    case CollectiveTiming::isolated:
+      return "isolated";
+    case CollectiveTiming::model:
+      return "model";
+  }
+  return "?";
+}
 
 CollectiveTiming parse_collective_timing(std::string_view text) {
   if (text == "shared") return CollectiveTiming::shared;
   if (text == "isolated") return CollectiveTiming::isolated;
+  if (text == "model") return CollectiveTiming::model;
   throw ConfigError(
-      fmt::format("collective timing '{}': expected shared (collectives contend on one fabric) or "
-                  "isolated (each distinct collective simulated once alone; faster)",
+      fmt::format("collective timing '{}': expected shared (collectives contend on one fabric), "
+                  "isolated (each distinct collective simulated once alone; faster) or model (NCCL's "
+                  "own estimate, no simulation; fastest, as optimistic as NCCL's model)",
                   text));
 }
 
 std::optional<Time> IsolatedTimeCache::find(const std::string& key) const {
+  const std::scoped_lock lock(mutex_);
   const auto it = times_.find(key);
   return it == times_.end() ? std::nullopt : std::optional<Time>(it->second);
+}
+
+void IsolatedTimeCache::add(std::string key, Time t) {
+  const std::scoped_lock lock(mutex_);
+  times_.emplace(std::move(key), t);
+}
+
+size_t IsolatedTimeCache::size() const {
+  const std::scoped_lock lock(mutex_);
+  return times_.size();
 }
 
 IsolatedTimer::IsolatedTimer(Simulation& main, std::shared_ptr<IsolatedTimeCache> cache)
@@ -53,6 +77,28 @@ std::optional<TimedCollective> IsolatedTimer::collective(const CollectivePlan& p
   return TimedCollective{it->second};
 }
 
+std::optional<TimedCollective> NcclModelTimer::collective(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
+                                                          std::span<const NodeIndex> rank_nodes) {
+  // plan_collective leaves the choice's estimate at 0 where no tuner ran (all-to-all, send/recv).
+  if (plan.choice.predicted_us <= 0) return fallback_->collective(plan, op, bytes, rank_nodes);
+  return TimedCollective{Time::ps(std::llround(plan.choice.predicted_us * 1e6))};
+}
+
+// The transfer alone on its path: striped over every NVLink path between NVSwitch GPUs
+// (sim/stripes.h), each stripe a share of the bytes at its bottleneck.
+std::optional<Time> NcclModelTimer::p2p(NodeIndex src, NodeIndex dst, Bytes bytes) {
+  const PathSet* stripes = nullptr;
+  const Path& path = router_.route(src, dst, 0, stripes);
+  if (stripes == nullptr || stripes->empty()) return path.latency + transmit_time(bytes, path.bottleneck);
+  uint64_t rate = 0;
+  Time latency;
+  for (const Path& p : *stripes) {
+    rate += p.bottleneck.bps();
+    latency = std::max(latency, p.latency);
+  }
+  return latency + transmit_time(bytes, Bandwidth::bps(rate));
+}
+
 CalibratedTimer::CalibratedTimer(std::shared_ptr<const NetworkCalibration> fits, const Topology& topology,
                                  std::unique_ptr<CollectiveTimer> fallback)
     : fits_(std::move(fits)), topology_(topology), fallback_(std::move(fallback)) {}
@@ -79,9 +125,10 @@ std::unique_ptr<CollectiveTimer> make_collective_timer(CollectiveTiming timing, 
                                                        const Topology& topology,
                                                        std::shared_ptr<IsolatedTimeCache> cache) {
   std::unique_ptr<CollectiveTimer> timer;
-  if (timing == CollectiveTiming::isolated) {
+  if (timing != CollectiveTiming::shared) {
     require_simulations(main.setup().fabric, 2, "fabrics", "use collective timing 'shared' with this fabric");
     timer = std::make_unique<IsolatedTimer>(main, std::move(cache));
+    if (timing == CollectiveTiming::model) timer = std::make_unique<NcclModelTimer>(main.router(), std::move(timer));
   } else {
     timer = std::make_unique<SharedFabricTimer>();
   }

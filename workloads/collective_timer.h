@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -22,8 +23,14 @@ namespace weft {
 // each distinct (communicator, op, size) is simulated once alone on the same topology and fabric
 // model and every instance takes that time (ASTRA-sim's "analytical network" idea with weft's own
 // fabric behind it): much faster for big steps, blind to contention between collectives.
-// Point-to-point sends always share the fabric.
-enum class CollectiveTiming : uint8_t { shared, isolated };
+// model: each collective takes NCCL's own estimate of its time (the tuner's predicted time for the
+// algorithm and protocol it picks, nccl_model.h), no simulation at all: a screen for sweeps of
+// thousands of plans (the plan search), as optimistic as NCCL's model (it sees no ECMP collision,
+// no queueing, no step it does not count). All-to-all and other ops NCCL does not tune are timed
+// in isolation; a point-to-point send takes its path's latency plus its bytes at the path's
+// bottleneck rate (summed over NVLink stripes), contention unseen. Otherwise point-to-point sends
+// always share the fabric.
+enum class CollectiveTiming : uint8_t { shared, isolated, model };
 std::string_view to_string(CollectiveTiming t);
 CollectiveTiming parse_collective_timing(std::string_view text);  // ConfigError naming both
 
@@ -55,14 +62,16 @@ class SharedFabricTimer final : public CollectiveTimer {
 // Isolated times by isolation_key (the schedule and what the fabric sees of its GPUs), kept across
 // communicators of one replay and across replays of one topology, fabric and setup (the plan search
 // times thousands of candidates whose communicators repeat). The caller keeps every replay sharing
-// it on the same topology, fabric model and setup.
+// it on the same topology, fabric model and setup. Replays on several threads may share one (the plan
+// search's passes): two that miss the same key both simulate it, with the same result.
 class IsolatedTimeCache {
  public:
   std::optional<Time> find(const std::string& key) const;
-  void add(std::string key, Time t) { times_.emplace(std::move(key), t); }
-  size_t size() const { return times_.size(); }
+  void add(std::string key, Time t);
+  size_t size() const;
 
  private:
+  mutable std::mutex mutex_;
   std::unordered_map<std::string, Time> times_;
 };
 
@@ -84,6 +93,21 @@ class IsolatedTimer final : public CollectiveTimer {
   std::shared_ptr<IsolatedTimeCache> cache_;
   std::unordered_map<const CollectivePlan*, Time> times_;
   uint64_t simulated_ = 0;
+};
+
+// NCCL's estimate (CollectivePlan::choice.predicted_us) for every collective NCCL's tuner times; the
+// others (all-to-all, send/recv: no tuner) go to `fallback`. Sends: latency + bytes / rate on the path.
+class NcclModelTimer final : public CollectiveTimer {
+ public:
+  NcclModelTimer(Router& router, std::unique_ptr<CollectiveTimer> fallback)
+      : router_(router), fallback_(std::move(fallback)) {}
+  std::optional<TimedCollective> collective(const CollectivePlan& plan, CollectiveOp op, Bytes bytes,
+                                            std::span<const NodeIndex> rank_nodes) override;
+  std::optional<Time> p2p(NodeIndex src, NodeIndex dst, Bytes bytes) override;
+
+ private:
+  Router& router_;
+  std::unique_ptr<CollectiveTimer> fallback_;
 };
 
 // Measured fits (PROFILE.network.yaml from weft calibrate) first: a collective or send/recv whose

@@ -50,6 +50,8 @@ class Enumerator {
     const uint32_t g = limits_.gpus;
     for (uint32_t tp : powers_of_two(std::min(limits_.nvlink_domain, g))) {
       for (uint32_t cp : powers_of_two(g / tp)) {
+        const uint32_t seq = base_.seq_len != 0 ? base_.seq_len : base_.model.max_seq;
+        if (cp > 1 && seq / cp < limits_.min_cp_tokens) break;
         for (uint32_t pp : divisors(g / (tp * cp))) {
           const uint32_t dp = g / (tp * cp * pp);
           for (uint32_t ep : base_.model.experts > 1 ? divisors(dp) : std::vector<uint32_t>{1}) {

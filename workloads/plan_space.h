@@ -21,6 +21,12 @@ struct PlanSpaceLimits {
   uint32_t nvlink_domain = 1;  // GPUs per NVLink domain: the most tensor parallelism
   bool vary_sharding = true;   // ZeRO 0..3 (else the base plan's)
   bool vary_recompute = true;  // full recomputation on and off (else the base plan's)
+  // Context parallelism only while each rank keeps at least this many tokens of a sequence: NVIDIA's
+  // published recipes split no finer (Llama 3.1 70B in NeMo 24.09, github.com/NVIDIA/dgxc-benchmarking
+  // llama3.1/README_70b.md: 8,192 tokens over cp 2; NeMo's long-sequence performance table uses cp
+  // from 32K-token sequences up), and below it every GPU adds a ring exchange per layer for a
+  // sliver of attention. 0: every cp.
+  uint32_t min_cp_tokens = 4096;
 };
 
 struct PlanSpace {

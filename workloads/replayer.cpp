@@ -320,10 +320,10 @@ std::string Replayer::stuck() const {
 ReplayResult replay(const Workload& workload, const Topology& topology, const ClusterSpec& spec,
                     const ReplayOptions& options) {
   validate(workload);
-  if (workload.sampled && options.collectives != CollectiveTiming::isolated) {
+  if (workload.sampled && options.collectives == CollectiveTiming::shared) {
     throw ConfigError(
         fmt::format("workload '{}' has programs for some ranks only: its collectives must be timed "
-                    "in isolation (collective_timing: isolated)",
+                    "in isolation or by NCCL's model (collective_timing: isolated or model)",
                     workload.name));
   }
   Simulation sim(topology, options);

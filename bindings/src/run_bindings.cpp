@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -299,11 +300,12 @@ py::dict search_serving_layouts(const Scenario& s) {
 // `weft plan --search parallel` on one scenario (not its variants): one dict per plan, best first,
 // and the counts of the enumeration; a serving scenario's layouts instead.
 py::dict search_plans(const std::string& text, const std::string& source, const std::vector<std::string>& sets,
-                      size_t top) {
+                      size_t top, std::optional<size_t> isolated) {
   Scenario scenario = load(text, source, sets);
   if (scenario.serving()) return search_serving_layouts(scenario);
   PlanSearchOptions options;
   options.top = top > 0 ? top : scenario.plan_top;
+  if (isolated) options.isolated = *isolated;
   PlanSearchResult r;
   {
     py::gil_scoped_release release;
@@ -318,7 +320,9 @@ py::dict search_plans(const std::string& text, const std::string& source, const 
     row["micro_batch"] = p.spec.micro_batch, row["virtual_stages"] = p.spec.virtual_stages;
     row["sequence_parallel"] = p.spec.sequence_parallel;
     row["step_ms"] = p.final_time ? py::cast(p.final_time->seconds() * 1e3) : py::none();
-    row["isolated_ms"] = p.isolated.seconds() * 1e3, row["mfu"] = p.mfu;
+    row["isolated_ms"] = p.isolated ? py::cast(p.isolated->seconds() * 1e3) : py::none();
+    row["model_ms"] = p.screened ? py::cast(p.screened->seconds() * 1e3) : py::none();
+    row["mfu"] = p.mfu;
     row["memory_gib"] = p.memory.total() / (1024.0 * 1024 * 1024);
     row["usd_per_step"] = p.usd_per_step ? py::cast(*p.usd_per_step) : py::none();
     rows.append(row);
@@ -326,6 +330,7 @@ py::dict search_plans(const std::string& text, const std::string& source, const 
   py::dict out;
   out["rows"] = rows, out["gpus"] = r.gpus, out["nvlink_domain"] = r.nvlink_domain;
   out["considered"] = r.space.considered, out["impossible"] = r.space.impossible, out["too_big"] = r.space.too_big;
+  out["screened"] = r.screened, out["isolated"] = r.isolated;
   out["finals"] = r.finals, out["wall_seconds"] = r.wall_seconds, out["table"] = format_plan_search(r);
   return out;
 }
@@ -355,7 +360,8 @@ void bind_run(py::module_& m) {
       "default_scenario_text", [] { return std::string(kDefaultScenarioYaml); },
       "scenarios/default.yaml as bundled into the library");
   m.def("search_plans", &search_plans, py::arg("text"), py::arg("source"), py::arg("sets") = std::vector<std::string>{},
-        py::arg("top") = 0, "weft plan --search parallel: every fitting plan, the best first");
+        py::arg("top") = 0, py::arg("isolated") = py::none(),
+        "weft plan --search parallel: every fitting plan, the best first");
   m.def("validate", &validate, py::arg("text"), py::arg("source"), py::arg("sets") = std::vector<std::string>{},
         "Read a scenario and its variants without running them; their names");
 }

@@ -39,13 +39,16 @@ def run(scenario=None, *, set=None, busiest_links=16):
     return Result(handle, s)
 
 
-def plan_search(scenario=None, *, top=None, set=None):
+def plan_search(scenario=None, *, top=None, isolated=None, set=None):
     """The best parallel plan for a training scenario on its own cluster, as `weft plan --search
     parallel` finds it: a DataFrame, one row per plan that runs and fits in memory (tp, pp, dp, cp,
     ep, zero, recompute, micro_batch, virtual_stages, sequence_parallel, step_ms on the scenario's
-    fabric for the top plans, isolated_ms, mfu, memory_gib, usd_per_step), best first. Its `attrs`
-    hold the counts (considered, impossible, too_big), the cluster (gpus, nvlink_domain) and `table`,
-    the text the CLI prints.
+    fabric for the top plans, isolated_ms for the plans ranked with collectives simulated alone,
+    model_ms for those screened with NCCL's estimate of each collective, mfu, memory_gib,
+    usd_per_step), best first. Its `attrs` hold the counts (considered, impossible, too_big,
+    screened, isolated, finals), the cluster (gpus, nvlink_domain) and `table`, the text the CLI
+    prints. `isolated`: how many of the screen's best are ranked with collectives simulated alone
+    (default 16, as `--isolated`; 0: every plan, no screen).
 
     For a serving scenario, every layout of the model over its GPUs (tp x pp or ep replicas,
     disaggregated pools) serving its requests, in the order tried: plan, rate, attainment, meets (90 %
@@ -55,7 +58,8 @@ def plan_search(scenario=None, *, top=None, set=None):
     s = scenario if isinstance(scenario, Scenario) else load(scenario, validate=False)
     text = s.to_yaml()
     try:
-        found = _core.search_plans(text, s.source, _sets(set), int(top or 0))
+        found = _core.search_plans(text, s.source, _sets(set), int(top or 0),
+                                   None if isolated is None else int(isolated))
     except ConfigError as e:
         raise _annotated(e, s, text) from None
     frame = pd.DataFrame(found.pop("rows"))

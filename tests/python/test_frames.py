@@ -135,6 +135,12 @@ def test_plan_search(small_training):
     assert plans["step_ms"].notna().sum() == 2
     assert plans["step_ms"].iloc[0] <= plans["step_ms"].iloc[1]
     assert "plan search: small step on 8 GPUs" in plans.attrs["table"]
+    # A screen of every plan with NCCL's estimates, the best 4 ranked with isolated collectives.
+    screened = weft.plan_search(s, top=1, isolated=4)
+    assert screened.attrs["screened"] == len(screened) and screened.attrs["isolated"] == 4
+    assert screened["model_ms"].notna().all()
+    assert screened["isolated_ms"].notna().sum() == 4
+    assert screened["step_ms"].notna().sum() == 1
 
 
 def test_ep_frame():

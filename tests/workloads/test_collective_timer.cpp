@@ -93,3 +93,30 @@ TEST_CASE("CollectiveTimer: an isolated-time cache lets a later replay skip the 
   CHECK(cache->size() == 2);
   CHECK(second.simulated() == 0);
 }
+
+TEST_CASE("CollectiveTimer: model takes NCCL's estimate, sends alone on their path, the rest from the fallback",
+          "[timer]") {
+  const Topology t = eight_gpus();
+  Simulation main(t, SimulationSetup{"flow"});
+  NcclModelTimer model(main.router(), std::make_unique<IsolatedTimer>(main));
+  CollectivePlan plan = ring_plan(Bytes(1 << 20));
+  plan.choice.predicted_us = 123.456789;
+  const auto estimated = model.collective(plan, CollectiveOp::all_reduce, Bytes(1 << 20), t.gpus());
+  REQUIRE(estimated);
+  CHECK(estimated->time == Time::ps(123'456'789));
+  CHECK_FALSE(estimated->calibrated);
+  // No estimate (all-to-all, send/recv: no tuner): the fallback simulates it alone.
+  plan.choice.predicted_us = 0;
+  CHECK(model.collective(plan, CollectiveOp::all_to_all, Bytes(1 << 20), t.gpus())->time ==
+        simulate(plan.schedule, t).time);
+  // 1 MiB over two 400 Gb/s hops of 1 us each: 2 us + 8,388,608 bits / 400e9 bit/s = 20.97152 us.
+  CHECK(model.p2p(t.gpus()[0], t.gpus()[1], Bytes(1 << 20)) == Time::ps(2'000'000 + 20'971'520));
+  CHECK(main.engine().now() == Time());
+}
+
+TEST_CASE("CollectiveTiming: names shared, isolated and model; anything else is a clear error", "[timer]") {
+  for (CollectiveTiming t : {CollectiveTiming::shared, CollectiveTiming::isolated, CollectiveTiming::model}) {
+    CHECK(parse_collective_timing(to_string(t)) == t);
+  }
+  CHECK_THROWS_WITH(parse_collective_timing("fast"), Catch::Contains("'fast'") && Catch::Contains("model"));
+}

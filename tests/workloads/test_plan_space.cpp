@@ -2,6 +2,7 @@
 // (check()) and fits (training_memory); tp stays in the NVLink domain; the counts add up.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include "sim/core/errors.h"
@@ -45,6 +46,23 @@ TEST_CASE("plan space: every plan runs, fits and uses every GPU; tp stays in the
   CHECK(names.count("tp 8 pp 2 dp 1 cp 1 ep 1 zero 0 recompute off mb 1 vs 1 sp on") == 1);
   CHECK(names.count("tp 1 pp 1 dp 16 cp 1 ep 1 zero 3 recompute on mb 1 vs 1 sp off") == 1);
   CHECK(names.count("tp 1 pp 8 dp 2 cp 1 ep 1 zero 0 recompute off mb 1 vs 1 sp off") == 0);  // 4 layers
+}
+
+TEST_CASE("plan space: context parallelism only while each rank keeps min_cp_tokens of a sequence", "[unit][plan]") {
+  const catalogue::GpuSpec& h100 = catalogue::gpu("h100-sxm");
+  TrainingSpec step = small_step(16);
+  auto most_cp = [&](uint32_t min_cp_tokens) {
+    uint32_t most = 0;
+    for (const TrainingSpec& s : parallel_plans(step, h100, {16, 8, true, true, min_cp_tokens}).plans) {
+      most = std::max(most, s.parallel.cp);
+    }
+    return most;
+  };
+  CHECK(most_cp(4096) == 1);  // 1,024 tokens: too short to split
+  CHECK(most_cp(512) == 2);
+  CHECK(most_cp(0) == 16);  // every cp the GPUs allow
+  step.seq_len = 8192;
+  CHECK(most_cp(4096) == 2);  // NeMo's Llama 3.1 70B recipe: 8,192 tokens over cp 2
 }
 
 TEST_CASE("plan space: fixed ZeRO and recompute keep the base plan's", "[unit][plan]") {
