@@ -51,7 +51,10 @@ test-asan: deps
 # predictions in build/validate_collectives.csv. Then training steps against
 # published runs (Megatron-LM SC21, NeMo Llama 3.1 on DGX H100, MosaicML llm-foundry MPT on A100): error
 # per row, the median signed and absolute error per family, rows in
-# build/validate_training.csv (rows over --max-gpus, default 512, are skipped and listed). Then LLM
+# build/validate_training.csv (rows over --max-gpus, default 512, are skipped and listed). Then, for the
+# same rows up to 128 GPUs, the plan weft's search picks against the published plan in weft's own
+# prediction (issue 18, item 4; rows in build/validate_plans.csv; ~20 min: the searches of the 256-
+# and 512-GPU rows take 6 to 24 min each on 2 cores, `--max-gpus 512` adds them). Then LLM
 # serving against published TensorRT-LLM, vLLM, SGLang, gpt-fast and llama.cpp measurements
 # (bench/serving/validation.csv, sources in bench/serving/SOURCES.md): per row the throughput and
 # median latencies with the error, the median |error| of each against issue 20's targets, the rows
@@ -59,6 +62,7 @@ test-asan: deps
 validate: build
 	@$(BUILD)/bench/weft_validate_collectives ../shared/validation/collectives.csv $(BUILD)/validate_collectives.csv
 	@$(BUILD)/bench/weft_validate_training ../shared/validation/training.csv $(BUILD)/validate_training.csv
+	@$(BUILD)/bench/weft_validate_plans ../shared/validation/training.csv $(BUILD)/validate_plans.csv --max-gpus 128
 	@$(BUILD)/bench/weft_validate_serving bench/serving/validation.csv $(BUILD)/validate_serving.csv
 
 # The fabric models against each other on an idle cluster, the whole matrix (make test runs the short

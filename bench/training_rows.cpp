@@ -194,4 +194,21 @@ std::optional<Case> describe(const Row& r, const RowOptions& opt, std::string& w
   return c;
 }
 
+Scenario scenario_of(const Case& c) {
+  Scenario s;
+  s.name = c.name + " x" + std::to_string(c.gpus);
+  s.fabric = "flow";
+  s.system.preset = c.system;
+  s.system.cluster = c.cluster;
+  s.system.cluster.nodes = static_cast<int>((c.gpus + c.cluster.node.gpus - 1) / c.cluster.node.gpus);
+  s.system.ranks = c.gpus;
+  TrainingWorkload t;
+  t.spec = c.spec;
+  t.profile = default_compute_profile(c.software);
+  t.timing = CollectiveTiming::isolated;
+  t.gpu = c.cluster.node.gpu;
+  s.workload = std::move(t);
+  return s;
+}
+
 }  // namespace weft::bench

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "bench/csv_rows.h"
+#include "scenarios/scenario.h"
 #include "topologies/clusters.h"
 #include "workloads/training.h"
 
@@ -35,5 +36,9 @@ struct Case {
 };
 
 std::optional<Case> describe(const Row& row, const RowOptions& options, std::string& why_not);
+
+// The case as a scenario, as weft_validate_training simulates it: its cluster sized to `gpus`, the
+// `flow` fabric, collectives timed in isolation, the case's software generation.
+Scenario scenario_of(const Case& c);
 
 }  // namespace weft::bench

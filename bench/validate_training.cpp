@@ -2,10 +2,10 @@
 // (../shared/validation/training.csv) that the catalogue can describe: the model from its name, the
 // plan from the row (and, where the row is silent, from the scripts behind the publication), one
 // step generated as per-rank programs and replayed on the `flow` fabric with isolated collective
-// timing. Prints per row the measured and predicted iteration time and TFLOP/s per GPU with the
-// signed error, where the predicted time goes (compute, exposed communication per group, idle), the
-// median |error| and the worst row; writes every row to a CSV. Held-out check: no model parameter or
-// efficiency is fitted to these rows (weft's defaults, compute_model.cpp, cite their own sources).
+// timing (bench::scenario_of, the same run as `weft run` on such a scenario). Prints per row the measured and predicted
+// iteration time and TFLOP/s per GPU with the signed error, where the predicted time goes (compute, exposed
+// communication per group, idle), the median |error| and the worst row; writes every row to a CSV. Held-out check: no
+// model parameter or efficiency is fitted to these rows (weft's defaults, compute_model.cpp, cite their own sources).
 // Usage: weft_validate_training [MEASUREMENTS.csv] [OUT.csv] [--max-gpus N] [--sc21-sp-zero1]
 #include <algorithm>
 #include <chrono>
@@ -20,6 +20,7 @@
 
 #include "bench/csv_rows.h"
 #include "bench/training_rows.h"
+#include "scenarios/run_training.h"
 #include "sim/core/errors.h"
 #include "topologies/systems.h"
 #include "workloads/memory_model.h"
@@ -59,20 +60,11 @@ struct Result {
 
 Result simulate(const Case& c) {
   const auto start = std::chrono::steady_clock::now();
-  weft::ClusterSpec cluster = c.cluster;
-  cluster.nodes = static_cast<int>((c.gpus + cluster.node.gpus - 1) / cluster.node.gpus);
-  const weft::catalogue::GpuSpec& gpu = weft::catalogue::gpu(cluster.node.gpu);
+  const weft::Scenario scenario = weft::bench::scenario_of(c);
+  const weft::TrainingOutcome run = weft::run_training(scenario, weft::build_system(scenario.system));
   Result out;
-  {
-    const weft::Topology topology = weft::build_cluster(cluster);
-    const weft::Workload w = weft::generate_training(c.spec, gpu, weft::default_compute_profile(c.software));
-    for (const weft::Program& p : w.programs) out.ops += p.ops.size();
-    weft::ReplayOptions options;
-    options.fabric = "flow";
-    options.collectives = weft::CollectiveTiming::isolated;
-    const weft::ReplayResult replayed = weft::replay(w, topology, cluster, options);
-    out.step = weft::breakdown(w, replayed, weft::peak_flops(gpu, c.spec.precision));
-  }
+  out.ops = run.ops;
+  out.step = run.step;
   out.predicted_s = out.step.step_time.seconds();
   // TFLOP/s as the publication counts them (SC21: with the recomputed forward), from weft's formula.
   const double flops =

@@ -36,10 +36,12 @@ struct PlanArgs {
   std::string metric = "capital";  // capital | step
   std::string search;              // "parallel": the best parallel plan of each configuration
   size_t top = 0;                  // 0: the scenario's plan: top: (default 5)
-  size_t isolated = 16;            // plans ranked with isolated collectives after the screen (0: all)
-  uint32_t min_cp_tokens = 4096;   // cp only while each rank keeps this many tokens (0: every cp)
-  double attainment = 0.9;         // serving: the share of requests that must meet the SLO
-  bool max_rate = false;           // serving: the highest rate each configuration serves within it
+  // plans ranked with isolated collectives after the screen (0: all); default: the scenario's plan.isolated
+  std::optional<size_t> isolated;
+  // cp only while each rank keeps this many tokens (0: every cp); default: the scenario's plan.min_cp_tokens
+  std::optional<uint32_t> min_cp_tokens;
+  double attainment = 0.9;  // serving: the share of requests that must meet the SLO
+  bool max_rate = false;    // serving: the highest rate each configuration serves within it
 };
 
 // "system.node.nic=cx6,cx7" -> {key, {cx6, cx7}}.
@@ -139,10 +141,10 @@ void search(const PlanArgs& a, const Scenario& base) {
   std::vector<std::pair<std::string, std::shared_ptr<const Scenario>>> configs{
       {base.compare.empty() ? base.name : base.baseline, std::make_shared<const Scenario>(base)}};
   for (const ScenarioVariant& v : base.compare) configs.emplace_back(v.name, v.scenario);
-  PlanSearchOptions options;
-  options.top = a.top > 0 ? a.top : base.plan_top;
-  options.isolated = a.isolated;
-  options.min_cp_tokens = a.min_cp_tokens;
+  PlanSearchOptions options = plan_search_options(base);
+  if (a.top > 0) options.top = a.top;
+  if (a.isolated) options.isolated = *a.isolated;
+  if (a.min_cp_tokens) options.min_cp_tokens = *a.min_cp_tokens;
   auto last = std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
   options.progress = [last](size_t done, size_t total) {  // a line every 5 s at most
     const auto now = std::chrono::steady_clock::now();
@@ -276,12 +278,11 @@ Action add_plan_command(CLI::App& app) {
   cmd->add_option("--isolated", a->isolated,
                   "With --search parallel: when more plans fit, all are first screened with NCCL's estimate of "
                   "each collective and only this many best are ranked with collectives simulated alone (0: "
-                  "every plan)")
-      ->capture_default_str();
+                  "every plan; default: the scenario's plan.isolated, else 16)");
   cmd->add_option("--min-cp-tokens", a->min_cp_tokens,
                   "With --search parallel: context parallelism only while each rank keeps this many tokens of a "
-                  "sequence, as NVIDIA's recipes split no finer (0: every cp)")
-      ->capture_default_str();
+                  "sequence, as NVIDIA's recipes split no finer (0: every cp; default: the scenario's "
+                  "plan.min_cp_tokens, else 4096)");
   cmd->add_option("--attainment", a->attainment,
                   "Serving: the share of requests that must meet the scenario's slo: (default 0.9)");
   cmd->add_flag("--max-rate", a->max_rate,

@@ -233,6 +233,14 @@ PlanSearchResult search_parallel_plans(const Scenario& scenario, const PlanSearc
   return out;
 }
 
+PlanSearchOptions plan_search_options(const Scenario& scenario) {
+  PlanSearchOptions options;
+  options.top = scenario.plan_top;
+  options.isolated = scenario.plan_isolated;
+  options.min_cp_tokens = scenario.plan_min_cp_tokens;
+  return options;
+}
+
 Time screened_step(const Scenario& scenario, const TrainingSpec& plan) {
   const Topology topology = build_system(scenario.system);
   return screen_candidate(scenario, plan, topology, std::make_shared<IsolatedTimeCache>()).step;

@@ -60,6 +60,9 @@ struct PlanSearchResult {
   std::array<double, 3> pass_seconds{};  // wall time of the screen (or the first ranking), isolated, final
 };
 
+// The scenario's `plan:` settings (top, isolated, min_cp_tokens) as search options.
+PlanSearchOptions plan_search_options(const Scenario& scenario);
+
 // Throws ConfigError when the scenario is not a generated training step, or when no plan fits
 // (naming the closest plan and its memory against the capacity).
 PlanSearchResult search_parallel_plans(const Scenario& scenario, const PlanSearchOptions& options = {});

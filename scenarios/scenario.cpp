@@ -119,7 +119,8 @@ void read_workload(const YamlMap& w, Scenario& s) {
 Scenario read_scenario(const YamlMap& top);
 
 // `compare: [{name: ..., set: {dotted.key: value, ...}}, ...]`: each variant is the whole scenario
-// `plan: {grid: {key: [v, ...]}, search: parallel, top: N}`: each grid key a dotted scenario key, each
+// `plan: {grid: {key: [v, ...]}, search: parallel, top: N, isolated: I, min_cp_tokens: T}`: each grid
+// key a dotted scenario key, each
 // value a scalar as `set:` would take it (checked when `weft plan` sets them, errors at the grid's
 // values); `search: parallel` makes `weft plan` search the parallel plan (scenarios/plan_search.h).
 void read_plan(const YamlMap& plan, Scenario& s) {
@@ -140,6 +141,15 @@ void read_plan(const YamlMap& plan, Scenario& s) {
   const uint64_t top = plan.unsigned_integer_or("top", s.plan_top);
   if (top < 1 || top > 1000) throw plan.error("top", fmt::format("expected 1 to 1000, got {}", top));
   s.plan_top = static_cast<uint32_t>(top);
+  const uint64_t isolated = plan.unsigned_integer_or("isolated", s.plan_isolated);
+  if (isolated > 100000)
+    throw plan.error("isolated", fmt::format("expected 0 (every plan) to 100000, got {}", isolated));
+  s.plan_isolated = static_cast<uint32_t>(isolated);
+  const uint64_t cp_tokens = plan.unsigned_integer_or("min_cp_tokens", s.plan_min_cp_tokens);
+  if (cp_tokens > (uint64_t{1} << 24)) {
+    throw plan.error("min_cp_tokens", fmt::format("expected 0 (every cp) to 16777216 tokens, got {}", cp_tokens));
+  }
+  s.plan_min_cp_tokens = static_cast<uint32_t>(cp_tokens);
   plan.reject_unknown_keys();
 }
 

@@ -89,9 +89,13 @@ struct Scenario {
   // `plan: {grid: {dotted.key: [values...]}}`: the configurations `weft plan` searches besides the
   // compare: variants.
   std::vector<cost::GridAxis> plan_grid;
-  // `plan: {search: parallel, top: N}`: `weft plan` searches the parallel plan, N simulated again.
+  // `plan: {search: parallel, top: N, isolated: I, min_cp_tokens: T}`: `weft plan` searches the parallel
+  // plan, the best I of the screen ranked with isolated collectives, N simulated again, cp only while
+  // each rank keeps T tokens (scenarios/plan_search.h).
   std::string plan_search;
   uint32_t plan_top = 5;
+  uint32_t plan_isolated = 16;
+  uint32_t plan_min_cp_tokens = 4096;
 };
 
 class YamlMap;

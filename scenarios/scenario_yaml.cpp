@@ -181,6 +181,8 @@ YAML::Node plan_node(const Scenario& s) {
   YAML::Node node = plan_node(s.plan_grid);
   if (!s.plan_search.empty()) node["search"] = s.plan_search;
   if (s.plan_top != 5) node["top"] = s.plan_top;
+  if (s.plan_isolated != 16) node["isolated"] = s.plan_isolated;
+  if (s.plan_min_cp_tokens != 4096) node["min_cp_tokens"] = s.plan_min_cp_tokens;
   return node;
 }
 
@@ -190,7 +192,8 @@ YAML::Node scenario_node(const Scenario& s) {
   node["system"] = system_node(s.system);
   node["workload"] = workload_node(s.workload);
   if (s.has_cost_section) node["cost"] = cost_node(s.cost, cost::default_prices());
-  if (!s.plan_grid.empty() || !s.plan_search.empty() || s.plan_top != 5) node["plan"] = plan_node(s);
+  const bool plan_defaults = s.plan_top == 5 && s.plan_isolated == 16 && s.plan_min_cp_tokens == 4096;
+  if (!s.plan_grid.empty() || !s.plan_search.empty() || !plan_defaults) node["plan"] = plan_node(s);
   return node;
 }
 

@@ -84,6 +84,24 @@ for r in rows:  # tp x pp x dp x cp = 8, tp inside the box
 PY
 rc=0; "$weft" plan "$tmp/s.yaml" --search everything 2>/dev/null || rc=$?
 [[ $rc -eq 2 ]] || fail "plan --search everything: exit $rc, expected 2"
+# plan: {isolated: N, min_cp_tokens: T} in the file, each overridden by its flag; bad values name the key.
+screen_line() { sed -nE 's/^# ([0-9]+) plans screened .* the best ([0-9]+) ranked .*/\1 \2/p' <<<"$1"; }
+tried() { sed -nE 's/^# plan search: .* plans run and fit, of ([0-9]+) tried .*/\1/p' <<<"$1"; }
+sed 's/^plan: .*/plan: {search: parallel, top: 2, isolated: 3}/' "$tmp/s.yaml" >"$tmp/i.yaml"
+out=$("$weft" plan "$tmp/i.yaml" 2>/dev/null) || fail "plan with plan.isolated: exit $?"
+read -r screened ranked < <(screen_line "$out")
+[[ "${ranked:-}" == 3 && "${screened:-0}" -gt 3 ]] || fail "plan.isolated 3 not applied: $out"
+out2=$("$weft" plan "$tmp/i.yaml" --isolated 4 2>/dev/null) || fail "plan --isolated 4: exit $?"
+read -r screened ranked < <(screen_line "$out2")
+[[ "${ranked:-}" == 4 ]] || fail "--isolated 4 does not override plan.isolated: $out2"
+sed 's/^plan: .*/plan: {search: parallel, top: 2, min_cp_tokens: 512}/' "$tmp/s.yaml" >"$tmp/c.yaml"
+out3=$("$weft" plan "$tmp/c.yaml" 2>/dev/null) || fail "plan with plan.min_cp_tokens: exit $?"
+[[ $(tried "$out3") -gt $(tried "$out") ]] || fail "min_cp_tokens 512 (cp 2 on 1,024 tokens) tries no more plans"
+out4=$("$weft" plan "$tmp/c.yaml" --min-cp-tokens 4096 2>/dev/null) || fail "plan --min-cp-tokens: exit $?"
+[[ $(tried "$out4") -eq $(tried "$out") ]] || fail "--min-cp-tokens 4096 does not override the file"
+sed 's/^plan: .*/plan: {search: parallel, isolated: -2}/' "$tmp/s.yaml" >"$tmp/bad.yaml"
+rc=0; err=$("$weft" plan "$tmp/bad.yaml" 2>&1 >/dev/null) || rc=$?
+[[ $rc -eq 2 ]] && grep -q "isolated" <<<"$err" || fail "plan.isolated -2: exit $rc, $err"
 # A serving scenario's --search parallel: every layout of each configuration that holds the model,
 # colocated and disaggregated, in one plan; the answer is one of them.
 out=$("$weft" plan --search parallel "$src/scenarios/examples/serving-8b-gpus.yaml" \

@@ -24,6 +24,14 @@ std::vector<uint32_t> powers_of_two(uint32_t most) {
 
 int sharding_stage(Sharding s) { return static_cast<int>(s); }
 
+// The same plan: what the enumeration varies is equal (the rest is the base's in both).
+bool same_plan(const TrainingSpec& a, const TrainingSpec& b) {
+  const ParallelSizes &p = a.parallel, &q = b.parallel;
+  return p.tp == q.tp && p.cp == q.cp && p.ep == q.ep && p.dp == q.dp && p.pp == q.pp &&
+         a.micro_batch == b.micro_batch && a.virtual_stages == b.virtual_stages && a.sharding == b.sharding &&
+         a.recompute == b.recompute && a.sequence_parallel == b.sequence_parallel;
+}
+
 // The choices that do not change the rank grid: ZeRO stage, recomputation, micro-batch, virtual stages.
 struct Knobs {
   std::vector<Sharding> sharding;
@@ -60,6 +68,10 @@ class Enumerator {
         }
       }
     }
+    // The scenario's own plan is always a candidate, though the grid may not hold it (a micro-batch
+    // that is no power of two, more virtual stages, sequence parallelism off): the search then says
+    // whether it can be beaten.
+    if (!base_seen_) consider(base_);
     return std::move(out_);
   }
 
@@ -88,6 +100,7 @@ class Enumerator {
   }
 
   void consider(const TrainingSpec& s) {
+    base_seen_ = base_seen_ || same_plan(s, base_);
     ++out_.considered;
     try {
       check(s, limits_.gpus, gpu_);
@@ -112,6 +125,7 @@ class Enumerator {
   const PlanSpaceLimits& limits_;
   Knobs knobs_;
   PlanSpace out_;
+  bool base_seen_ = false;
 };
 
 }  // namespace

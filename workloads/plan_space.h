@@ -39,7 +39,8 @@ struct PlanSpace {
   std::optional<MemoryBreakdown> closest_memory;
 };
 
-// Every plan for `base`'s model, batch, sequence and precision (its pipeline schedule too).
+// Every plan for `base`'s model, batch, sequence and precision (its pipeline schedule too), and `base`'s
+// own plan, last, when the grid does not hold it.
 PlanSpace parallel_plans(const TrainingSpec& base, const catalogue::GpuSpec& gpu, const PlanSpaceLimits& limits);
 
 // "tp 4 pp 2 dp 8 cp 1 ep 1 zero 1 recompute off mb 2 vs 1 sp on": a plan's name in tables.

@@ -303,8 +303,8 @@ py::dict search_plans(const std::string& text, const std::string& source, const 
                       size_t top, std::optional<size_t> isolated) {
   Scenario scenario = load(text, source, sets);
   if (scenario.serving()) return search_serving_layouts(scenario);
-  PlanSearchOptions options;
-  options.top = top > 0 ? top : scenario.plan_top;
+  PlanSearchOptions options = plan_search_options(scenario);
+  if (top > 0) options.top = top;
   if (isolated) options.isolated = *isolated;
   PlanSearchResult r;
   {

@@ -48,7 +48,8 @@ def plan_search(scenario=None, *, top=None, isolated=None, set=None):
     usd_per_step), best first. Its `attrs` hold the counts (considered, impossible, too_big,
     screened, isolated, finals), the cluster (gpus, nvlink_domain) and `table`, the text the CLI
     prints. `isolated`: how many of the screen's best are ranked with collectives simulated alone
-    (default 16, as `--isolated`; 0: every plan, no screen).
+    (default: the scenario's `plan: {isolated: N}`, else 16, as `--isolated`; 0: every plan, no
+    screen).
 
     For a serving scenario, every layout of the model over its GPUs (tp x pp or ep replicas,
     disaggregated pools) serving its requests, in the order tried: plan, rate, attainment, meets (90 %

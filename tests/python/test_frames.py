@@ -141,6 +141,9 @@ def test_plan_search(small_training):
     assert screened["model_ms"].notna().all()
     assert screened["isolated_ms"].notna().sum() == 4
     assert screened["step_ms"].notna().sum() == 1
+    # The file's plan: {isolated: N} when the call does not say.
+    s["plan"] = {"search": "parallel", "isolated": 3}
+    assert weft.plan_search(s, top=1).attrs["isolated"] == 3
 
 
 def test_ep_frame():

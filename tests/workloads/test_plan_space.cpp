@@ -77,6 +77,26 @@ TEST_CASE("plan space: fixed ZeRO and recompute keep the base plan's", "[unit][p
   }
 }
 
+TEST_CASE("plan space: the base plan is a candidate even where the grid does not hold it, once", "[unit][plan]") {
+  const catalogue::GpuSpec& h100 = catalogue::gpu("h100-sxm");
+  TrainingSpec base = small_step(48);
+  base.parallel = {.tp = 2, .dp = 8};
+  base.micro_batch = 3;  // no power of two: the grid's micro-batches are 1, 2
+  base.sequence_parallel = false;
+  const PlanSpace space = parallel_plans(base, h100, {16, 8});
+  REQUIRE(!space.plans.empty());
+  CHECK(plan_name(space.plans.back()) == "tp 2 pp 1 dp 8 cp 1 ep 1 zero 0 recompute off mb 3 vs 1 sp off");
+  base.micro_batch = 2;  // in the grid, but with sequence parallelism off
+  CHECK(plan_name(parallel_plans(base, h100, {16, 8}).plans.back()) == plan_name(base));
+  base.sequence_parallel = true;  // the grid's own: no second copy
+  const PlanSpace again = parallel_plans(base, h100, {16, 8});
+  std::set<std::string> names;
+  for (const TrainingSpec& s : again.plans) names.insert(plan_name(s));
+  CHECK(names.size() == again.plans.size());
+  CHECK(names.count(plan_name(base)) == 1);
+  CHECK(again.plans.size() + 1 == space.plans.size());  // the grid, and the first base once
+}
+
 TEST_CASE("plan space: Llama 3.1 405B on 16 H100 has no plan that fits; the closest is named", "[unit][plan]") {
   // 405 B parameters x 16 B (mixed-precision Adam) / 16 GPUs = 405 GB a GPU even fully sharded.
   TrainingSpec s;
