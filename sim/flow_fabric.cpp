@@ -127,21 +127,21 @@ void FlowFabric::join_links(uint32_t f) {
   joined = {now, f};
   hot_[f].updated = now;
   flow.joined = now;
-  attach(f);
+  if (!join_without_solve(f)) attach(f);
 }
 
-void FlowFabric::attach(uint32_t f) {
+void FlowFabric::attach(uint32_t f, bool dirty) {
   Flow& flow = flows_[f];
   flow.slot_in_link.resize(flow.path->links.size());
   for (size_t i = 0; i < flow.path->links.size(); ++i) {
     LinkId l = flow.path->links[i];
     flow.slot_in_link[i] = static_cast<uint32_t>(links_[l].flows.size());
     links_[l].flows.push_back(f);
-    mark_dirty(l);
+    if (dirty) mark_dirty(l);
   }
 }
 
-void FlowFabric::detach(uint32_t f) {
+void FlowFabric::detach(uint32_t f, bool dirty) {
   const Flow& flow = flows_[f];
   for (size_t i = 0; i < flow.path->links.size(); ++i) {
     LinkId l = flow.path->links[i];
@@ -155,7 +155,7 @@ void FlowFabric::detach(uint32_t f) {
       auto at = std::find(m.path->links.begin(), m.path->links.end(), l) - m.path->links.begin();
       m.slot_in_link[static_cast<size_t>(at)] = slot;
     }
-    mark_dirty(l);
+    if (dirty) mark_dirty(l);
   }
 }
 
@@ -182,11 +182,10 @@ void FlowFabric::recompute() {
 void FlowFabric::gather_component(LinkId seed) {
   component_links_.clear();
   component_flows_.clear();
-  // A link's index in the solve is its place in the search's order (the solver breaks ties by index).
   auto enter = [this](LinkId l) {
     links_[l].mark = epoch_;
-    links_[l].local = static_cast<uint32_t>(component_links_.size());
     links_[l].unfixed = 0;
+    links_[l].fixed_here = 0;
     component_links_.push_back(l);
   };
   enter(seed);
@@ -220,6 +219,9 @@ void FlowFabric::solve_component() {
       for (LinkId l : flow.path->links) rate = std::min(rate, std::max<uint64_t>(1, links_[l].capacity / hot.weight));
     }
     if (hot.max_rate > 0) rate = std::min(rate, hot.max_rate);
+    const uint32_t by = alone_fixed_by(component_flows_.front(), rate);
+    hot_[component_flows_.front()].fixed_by = by;
+    if (by != kLimitKey) ++links_[by].fixed_here;
     rerate(component_flows_.front(), rate);
     return;
   }
@@ -263,7 +265,7 @@ void FlowFabric::on_due(const std::vector<uint64_t>& items) {
 }
 
 void FlowFabric::drained(uint32_t f) {
-  detach(f);
+  if (!leave_without_solve(f)) detach(f);
   const Flow& head = flows_[f];
   for (LinkId l : head.path->links) link_bytes_[l] += head.transfer.bytes.count() * hot_[f].weight;
   if (recorder_.wants(Hook::link_bytes)) record(head, hot_[f].weight);
@@ -337,17 +339,21 @@ uint64_t FlowFabric::link_load(LinkId l) const {
   return sum;
 }
 
-// The reference: MaxMinSolver on a copy of the component, its links in the search's order and each
-// sender limit a private link after them, gives every flow the rate the fill gave it; and no link
-// carries more than its rate.
+// The reference: MaxMinSolver on a copy of the component, its links in LinkId order (the fill's
+// tie-break) and each sender limit a private link after them, gives every flow the rate the fill
+// gave it; and no link carries more than its rate.
 void FlowFabric::check_component() const {
   MaxMinSolver solver;
-  for (LinkId l : component_links_) solver.add_link(links_[l].capacity);
+  std::vector<LinkId> by_id = component_links_;
+  std::ranges::sort(by_id);
+  for (LinkId l : by_id) solver.add_link(links_[l].capacity);
   std::vector<uint32_t> path;
   for (uint32_t f : component_flows_) {
     const FlowHot& hot = hot_[f];
     path.clear();
-    for (LinkId l : links_of(f)) path.push_back(links_[l].local);
+    for (LinkId l : links_of(f)) {
+      path.push_back(static_cast<uint32_t>(std::ranges::lower_bound(by_id, l) - by_id.begin()));
+    }
     if (hot.max_rate > 0) {
       const uint128 limit = std::min<uint128>(static_cast<uint128>(hot.max_rate) * hot.weight, UINT64_MAX);
       path.push_back(solver.add_link(static_cast<uint64_t>(limit)));

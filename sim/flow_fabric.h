@@ -65,11 +65,13 @@ class FlowFabric final : public Fabric {
     uint64_t capacity;            // bit/s
     std::vector<uint32_t> flows;  // active flows crossing this link
     uint32_t mark = 0;            // component search epoch
-    uint32_t local = 0;           // index in the current solve
     // The fill's state: capacity not yet given to fixed flows (bit/s), and the weight of the
     // flows not yet fixed.
     uint64_t remaining = 0;
     uint32_t unfixed = 0;
+    // Flows that the last solve of its component fixed at this link's share (the skip rules'
+    // record of where each rate came from, kept as starts and finishes skip solves).
+    uint32_t fixed_here = 0;
   };
   struct QueuePair {
     bool busy = false;             // a flow of this QP is on the links
@@ -79,7 +81,7 @@ class FlowFabric final : public Fabric {
   // rate), packed in two cache lines with the first links of its path: a component holds tens of
   // thousands of flows on a 256-GPU all-to-all, and reading these from Flow and the Router's paths
   // (all over the heap) missed the cache several times per flow and solve.
-  static constexpr size_t kCopiedLinks = 16;
+  static constexpr size_t kCopiedLinks = 15;
   struct alignas(64) FlowHot {
     uint128 remaining = 0;  // bits still to send, times 1e12 (bit·ps: exact arithmetic)
     uint64_t rate = 0;      // bit/s; 0 until the first solve
@@ -89,7 +91,9 @@ class FlowFabric final : public Fabric {
     uint32_t weight = 1;    // copies on the links: this flow's and its followers'
     uint32_t version = 0;   // bumps when the finish time changes; stale calendar items skip
     uint32_t link_count = 0;
-    uint64_t solved = 0;                       // bit/s, its rate once the current fill fixed it (0: not yet)
+    uint64_t solved = 0;  // bit/s, its rate once the current fill fixed it (0: not yet)
+    // What fixed its rate in the last solve: a LinkId, or kLimitKey for its own sender limit.
+    uint32_t fixed_by = 0;
     std::array<LinkId, kCopiedLinks> links{};  // the path's links when it has at most kCopiedLinks
   };
   static_assert(sizeof(FlowHot) == 128);
@@ -122,16 +126,25 @@ class FlowFabric final : public Fabric {
   static uint64_t item(uint32_t flow, uint32_t version, Phase phase);
   uint32_t allocate_flow();
   void join_links(uint32_t f);
-  void attach(uint32_t f);
-  void detach(uint32_t f);
+  void attach(uint32_t f, bool dirty = true);
+  void detach(uint32_t f, bool dirty = true);
   void mark_dirty(LinkId l);
   void recompute();
   void gather_component(LinkId seed);
   void solve_component();
   // Max-min rates of the gathered component into FlowHot::solved (sim/flow_fabric_fill.cpp).
   void fill_component();
-  void fix_flow(uint32_t f, uint64_t rate);
-  void list_limits(uint32_t links);
+  void fix_flow(uint32_t f, uint64_t rate, uint32_t by);
+  // The skip rules (sim/flow_fabric_skip.cpp): true when the flow joined or left the links without
+  // a solve, every other rate provably the one a solve would give.
+  bool join_without_solve(uint32_t f);
+  bool leave_without_solve(uint32_t f);
+  bool may_skip() const;
+  // The single flow of a component: what fixes its rate, as the fill would say.
+  uint32_t alone_fixed_by(uint32_t f, uint64_t rate) const;
+  // Tests: re-solves the components around `links` and checks that the skip left every rate as is.
+  void check_skip(std::span<const LinkId> links);
+  void list_limits();
   void rerate(uint32_t f, uint64_t rate);
   void on_due(const std::vector<uint64_t>& items);
   void drained(uint32_t f);
@@ -176,9 +189,10 @@ class FlowFabric final : public Fabric {
     uint128 packed;  // share (bit/s) << 32 | key
     FillCandidate(uint64_t share, uint32_t key) : packed(static_cast<uint128>(share) << 32 | key) {}
     uint64_t share() const { return static_cast<uint64_t>(packed >> 32); }
-    // A link's local index, or the component's link count + a limited flow's index.
+    // A LinkId, or kLimitKey | a limited flow's index (after every link of the same share).
     uint32_t key() const { return static_cast<uint32_t>(packed); }
   };
+  static constexpr uint32_t kLimitKey = 1U << 31;
   enum class FillSource : uint8_t { none, order, heap, limit };
   FillCandidate next_candidate();
   std::vector<FillCandidate> fill_order_;  // the links by (first share, key)

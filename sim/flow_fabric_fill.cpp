@@ -1,8 +1,12 @@
 // Max-min fair rates of one component of the flow fabric, by progressive filling over the
 // fabric's own adjacency (Link::flows, FlowHot::links): the same pops, shares and rates as
 // MaxMinSolver::solve on the component (whose proof of the lazy heap holds here unchanged) with
-// links numbered in the search's order and each sender limit a private link after them, in the
-// order of its flow. The fabric's invariant check (on in tests) re-solves every component with
+// links numbered in LinkId order and each sender limit a private link after them, in the order of
+// its flow. Ties between links break by LinkId, not by the search's order, so that the rates are a
+// function of the component's flows alone, whichever link a solve starts from (the integer shares
+// round, and which of two links of equal share fixes its flows first can move a rate by 1 bit/s):
+// what lets a start or a finish skip the solve when it provably changes no other rate
+// (flow_fabric_skip.cpp). The fabric's invariant check (on in tests) re-solves every component with
 // MaxMinSolver and compares each rate to the bit/s; tests/fabrics/test_flow_fabric.cpp runs random
 // components through it.
 // It saves building the solver's copy of the component, which on a 256-GPU all-to-all (some
@@ -19,10 +23,13 @@ bool after(const auto& a, const auto& b) { return a.packed > b.packed; }
 
 }  // namespace
 
-// Fixes one flow (all its copies) at `rate`: it leaves every link it crosses.
-void FlowFabric::fix_flow(uint32_t f, uint64_t rate) {
+// Fixes one flow (all its copies) at `rate`, by link `by` or its limit (kLimitKey): it leaves every
+// link it crosses.
+void FlowFabric::fix_flow(uint32_t f, uint64_t rate, uint32_t by) {
   FlowHot& hot = hot_[f];
   hot.solved = rate;
+  hot.fixed_by = by;
+  if (by != kLimitKey) ++links_[by].fixed_here;
   // rate >= 1 may exceed a tiny link; w copies one after another would stop at zero too.
   const uint128 taken = static_cast<uint128>(rate) * hot.weight;
   for (LinkId l : links_of(f)) {
@@ -35,7 +42,7 @@ void FlowFabric::fix_flow(uint32_t f, uint64_t rate) {
 // A sender's own limit is a private link that only this flow crosses (each copy its own): its share
 // never changes, so the limits wait in a list sorted by (share, key) beside the links, and each
 // fixes its flow unless a link did first.
-void FlowFabric::list_limits(uint32_t links) {
+void FlowFabric::list_limits() {
   fill_limits_.clear();
   limited_flows_.clear();
   for (uint32_t f : component_flows_) {
@@ -43,7 +50,7 @@ void FlowFabric::list_limits(uint32_t links) {
     if (hot.max_rate == 0) continue;
     const uint128 limit = std::min<uint128>(static_cast<uint128>(hot.max_rate) * hot.weight, UINT64_MAX);
     fill_limits_.emplace_back(static_cast<uint64_t>(limit) / hot.weight,
-                              links + static_cast<uint32_t>(limited_flows_.size()));
+                              kLimitKey | static_cast<uint32_t>(limited_flows_.size()));
     limited_flows_.push_back(f);
   }
   // A collective's channels mostly share one limit, and keys rise in order: often sorted already.
@@ -78,14 +85,13 @@ FlowFabric::FillCandidate FlowFabric::next_candidate() {
 // gather_component left each link's unfixed weight and each flow's `solved` at 0. Sorting the links
 // once costs less than a heap of them all: most pops find a link whose flows were fixed already.
 void FlowFabric::fill_component() {
-  const auto links = static_cast<uint32_t>(component_links_.size());
-  list_limits(links);
+  list_limits();
   fill_order_.clear();
   fill_heap_.clear();
-  for (uint32_t i = 0; i < links; ++i) {
-    Link& link = links_[component_links_[i]];
+  for (LinkId l : component_links_) {
+    Link& link = links_[l];
     link.remaining = link.capacity;
-    fill_order_.emplace_back(link.remaining / link.unfixed, i);
+    fill_order_.emplace_back(link.remaining / link.unfixed, l);
   }
   std::ranges::sort(fill_order_, [](const FillCandidate& a, const FillCandidate& b) { return after(b, a); });
   fill_next_link_ = 0;
@@ -94,15 +100,15 @@ void FlowFabric::fill_component() {
   while (unfixed > 0) {
     const FillCandidate c = next_candidate();
     if (c.key() == UINT32_MAX) break;  // every flow crosses a link: not reached while one is unfixed
-    if (c.key() >= links) {
-      const uint32_t f = limited_flows_[c.key() - links];
+    if ((c.key() & kLimitKey) != 0) {
+      const uint32_t f = limited_flows_[c.key() & ~kLimitKey];
       if (hot_[f].solved == 0) {
-        fix_flow(f, std::max<uint64_t>(c.share(), 1));
+        fix_flow(f, std::max<uint64_t>(c.share(), 1), kLimitKey);
         --unfixed;
       }
       continue;
     }
-    const Link& link = links_[component_links_[c.key()]];
+    const Link& link = links_[c.key()];
     if (link.unfixed == 0) continue;  // fixed by the other links of its flows
     // A stale entry (the link lost flows since): its share only grew, so it goes back.
     const uint64_t share = link.remaining / link.unfixed;
@@ -115,7 +121,7 @@ void FlowFabric::fill_component() {
       if (i + kPrefetchAhead < link.flows.size()) prefetch(link.flows[i + kPrefetchAhead]);
       const uint32_t f = link.flows[i];
       if (hot_[f].solved != 0) continue;
-      fix_flow(f, std::max<uint64_t>(share, 1));
+      fix_flow(f, std::max<uint64_t>(share, 1), c.key());
       --unfixed;
     }
   }

@@ -12,8 +12,9 @@ struct FabricStats {
   uint64_t transfers_started = 0;
   uint64_t transfers_done = 0;
   Bytes bytes_delivered;
-  uint64_t rate_solves = 0;    // flow-level: max-min recomputations (one per touched component)
-  uint64_t flows_rerated = 0;  // flow-level: flows whose rate was recomputed
+  uint64_t rate_solves = 0;     // flow-level: max-min recomputations (one per touched component)
+  uint64_t flows_rerated = 0;   // flow-level: flows whose rate was recomputed
+  uint64_t solves_skipped = 0;  // flow-level: starts and finishes that provably moved no other rate
   // Packet-level counters (zero for the other models).
   uint64_t packets_sent = 0;  // data packets injected by senders (retransmissions included)
   uint64_t packet_hops = 0;   // packets (data and control) that crossed one link
