@@ -236,7 +236,7 @@ TEST_CASE("flow: a skipped solve leaves the same times as the solves it replaces
   Bench b(single_switch(3, link(100, Time::us(1))));
   std::vector<Time> done(2);
   for (uint32_t k = 0; k < 2; ++k) {
-    b.engine.schedule_at(Time::us(5 * k), [&b, &done, k] {
+    b.engine.schedule_at(Time::us(5 * static_cast<int64_t>(k)), [&b, &done, k] {
       Transfer t{b.topology.gpus()[1], b.topology.gpus()[0], Bytes(1'250'000), 0, k, 0};
       t.max_rate = 25'000'000'000;  // 10 Mbit at 25 Gb/s: 400 us
       b.fabric->start(t, [&b, &done, k] { done[k] = b.engine.now(); });
