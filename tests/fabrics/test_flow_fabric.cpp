@@ -37,6 +37,17 @@ struct Bench {
   std::unique_ptr<Fabric> fabric;
 };
 
+// A xorshift generator of the random tests: next(n) is in [0, n).
+struct Xorshift {
+  uint64_t state;
+  uint64_t next(uint64_t n) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state % n;
+  }
+};
+
 LinkSpec link(uint64_t gbps, Time latency) { return {LinkKind::generic, Bandwidth::gbps(gbps), latency}; }
 
 }  // namespace
@@ -172,13 +183,8 @@ TEST_CASE("flow: the in-place fill gives MaxMinSolver's rates on random componen
   // rate that differs by one bit/s.
   for (uint32_t seed = 1; seed <= 20; ++seed) {
     Bench b(ring(9, link(97, Time::ns(300))));
-    uint64_t state = seed * 0x9E3779B97F4A7C15ULL;
-    auto next = [&state](uint64_t n) {
-      state ^= state << 13;
-      state ^= state >> 7;
-      state ^= state << 17;
-      return state % n;
-    };
+    Xorshift random{seed * 0x9E3779B97F4A7C15ULL};
+    auto next = [&random](uint64_t n) { return random.next(n); };
     std::vector<Transfer> transfers;
     for (uint32_t k = 0; k < 60; ++k) {
       Transfer& t = transfers.emplace_back(
@@ -204,13 +210,8 @@ TEST_CASE("flow: starts and finishes that move no other rate skip the solve, exa
   // random limits and copies make ties and rounding (the + 1 of the start rule) come up.
   for (uint32_t seed = 1; seed <= 30; ++seed) {
     Bench b(ring(7, link(97, Time::ns(300))));
-    uint64_t state = seed * 0xD1B54A32D192ED03ULL;
-    auto next = [&state](uint64_t n) {
-      state ^= state << 13;
-      state ^= state >> 7;
-      state ^= state << 17;
-      return state % n;
-    };
+    Xorshift random{seed * 0xD1B54A32D192ED03ULL};
+    auto next = [&random](uint64_t n) { return random.next(n); };
     std::vector<Transfer> transfers;
     for (uint32_t k = 0; k < 80; ++k) {
       Transfer& t = transfers.emplace_back(
