@@ -113,8 +113,7 @@ struct StageRun {
   uint32_t tag(uint32_t mb, uint32_t vs, bool backward) const { return (mb * virtual_stages() + vs) * 2 + backward; }
   double pp_bytes() const {
     const double sp = ctx.spec.sequence_parallel ? ctx.shape.tp : 1;
-    return static_cast<double>(ctx.shape.micro_batch) * static_cast<double>(ctx.shape.seq) / ctx.shape.cp *
-           ctx.spec.model.hidden * ctx.element_bytes / sp;
+    return tokens() * ctx.spec.model.hidden * ctx.element_bytes / sp;
   }
   double tokens() const {
     return static_cast<double>(ctx.shape.micro_batch) * static_cast<double>(ctx.shape.seq) / ctx.shape.cp;
@@ -131,8 +130,7 @@ struct StageRun {
   // stage (none when that stage is also the first: one tensor serves both).
   double output_params() const {
     const ModelConfig& m = ctx.spec.model;
-    if (m.tied_embeddings && first_stage()) return 0;
-    return static_cast<double>(m.vocab) * m.hidden / ctx.shape.tp;
+    return m.tied_embeddings && first_stage() ? 0.0 : static_cast<double>(m.vocab) * m.hidden / ctx.shape.tp;
   }
   // Parameters outside the layers: the embedding on the first stage, the output layer on the last.
   double outer_params() const {
@@ -184,7 +182,8 @@ uint32_t StageRun::output_layer_forward(uint32_t x) {
     x = ctx.collective("fwd output all-gather", Phase::forward, CommGroup::tp, tp, detail::kTpStream,
                        CollectiveOp::all_gather, hidden, {x});
   }
-  x = ctx.compute("fwd logits + loss", Phase::forward, logits, 0, vocab * (2 * ctx.element_bytes + 4), {x}, logits);
+  const double gemm = logits_gemm_cost(ctx.spec.model, ctx.shape, ctx.sms()).forward;
+  x = ctx.compute("fwd logits + loss", Phase::forward, gemm, 0, vocab * (2 * ctx.element_bytes + 4), {x}, logits);
   if (tp >= 0) {
     for (const char* what :
          {"fwd loss all-reduce (max)", "fwd loss all-reduce (target)", "fwd loss all-reduce (sum)"}) {
@@ -201,8 +200,9 @@ uint32_t StageRun::output_layer_forward(uint32_t x) {
 uint32_t StageRun::output_layer_backward(uint32_t stashed) {
   const double logits = logits_forward_flops(ctx.spec.model, ctx.shape);
   const double vocab = tokens() * ctx.spec.model.vocab / ctx.shape.tp;
-  uint32_t g =
-      ctx.compute("bwd logits", Phase::backward, 2 * logits, 0, vocab * (4 + ctx.element_bytes), {stashed}, 2 * logits);
+  const GemmPasses gemm = logits_gemm_cost(ctx.spec.model, ctx.shape, ctx.sms());
+  uint32_t g = ctx.compute("bwd logits", Phase::backward, gemm.input_grad + gemm.weight_grad, 0,
+                           vocab * (4 + ctx.element_bytes), {stashed}, 2 * logits);
   const int32_t tp = ctx.comms.tp[ctx.rank];
   if (tp >= 0) {
     const bool sp = ctx.spec.sequence_parallel;

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "workloads/gemm_waves.h"
 #include "workloads/training.h"
 
 namespace weft::detail {
@@ -32,6 +33,10 @@ struct RankContext {
   std::array<uint32_t, kDims> coords;
   LayerShape shape;        // this rank's slice of one micro-batch
   uint32_t element_bytes;  // activations and the tensors they exchange
+
+  // The SMs a GEMM's waves fill (gemm_waves.h). MoE experts keep their plain FLOPs: each expert's
+  // token count follows the routing, so its waves are not known.
+  uint32_t sms() const { return static_cast<uint32_t>(gpu.sms); }
 
   // Helpers that append one op; each returns its index.
   uint32_t compute(const char* label, Phase phase, double gemm_flops, double attention_flops, double bytes,

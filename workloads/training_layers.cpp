@@ -152,16 +152,17 @@ uint32_t ring_attention(RankContext& c, Phase phase, double attention_flops, dou
 
 uint32_t emit_layer_forward(RankContext& c, Phase phase, uint32_t /*layer*/, uint32_t /*micro_batch*/, uint32_t input) {
   const auto f = layer_forward_flops(c.spec.model, c.shape);
+  const LayerFlops g = layer_gemm_cost(c.spec.model, c.shape, c.sms()).forward;  // f's GEMMs, by their waves
   const auto b = layer_forward_bytes(c.spec.model, c.shape);
   const bool useful = phase == Phase::forward;
   const double block_bytes = (b.norms + b.residual) / 2;  // one norm and one residual add per block
   uint32_t x = tp_open(c, "fwd attn all-gather", phase, input);
   if (c.comms.cp[c.rank] >= 0) {
-    x = c.compute("fwd qkv", phase, f.qkv, 0, block_bytes, {x}, useful ? f.qkv : 0);
+    x = c.compute("fwd qkv", phase, g.qkv, 0, block_bytes, {x}, useful ? f.qkv : 0);
     x = ring_attention(c, phase, f.attention, b.attention_io + b.scores, 1.0, x);
-    x = c.compute("fwd out-proj", phase, f.out_proj, 0, b.casts_attention, {x}, useful ? f.out_proj + f.attention : 0);
+    x = c.compute("fwd out-proj", phase, g.out_proj, 0, b.casts_attention, {x}, useful ? f.out_proj + f.attention : 0);
   } else {
-    x = c.compute("fwd attention", phase, f.qkv + f.out_proj, f.attention,
+    x = c.compute("fwd attention", phase, g.qkv + g.out_proj, f.attention,
                   block_bytes + b.attention_io + b.scores + b.casts_attention, {x},
                   useful ? f.qkv + f.out_proj + f.attention : 0);
   }
@@ -181,7 +182,7 @@ uint32_t emit_layer_forward(RankContext& c, Phase phase, uint32_t /*layer*/, uin
                        dispatch, {x});
     }
   } else {
-    x = c.compute("fwd mlp", phase, f.mlp, 0, block_bytes + b.activation + b.casts_mlp, {x}, useful ? f.mlp : 0);
+    x = c.compute("fwd mlp", phase, g.mlp, 0, block_bytes + b.activation + b.casts_mlp, {x}, useful ? f.mlp : 0);
   }
   return tp_close(c, "fwd mlp all-reduce", phase, x);
 }
@@ -189,6 +190,9 @@ uint32_t emit_layer_forward(RankContext& c, Phase phase, uint32_t /*layer*/, uin
 uint32_t emit_layer_backward(RankContext& c, uint32_t /*layer*/, uint32_t /*micro_batch*/, uint32_t grad_in,
                              uint32_t& weights_done) {
   const auto f = layer_forward_flops(c.spec.model, c.shape);
+  const LayerGemmCost cost = layer_gemm_cost(c.spec.model, c.shape, c.sms());
+  const LayerFlops& in = cost.input_grad;
+  const LayerFlops& wg = cost.weight_grad;
   const auto b = layer_forward_bytes(c.spec.model, c.shape);
   const double block_bytes = backward_bytes((b.norms + b.residual) / 2);
   const Phase bwd = Phase::backward;
@@ -207,9 +211,9 @@ uint32_t emit_layer_backward(RankContext& c, uint32_t /*layer*/, uint32_t /*micr
   } else {
     const auto [dgrad, wgrad] =
         block_backward(c, "bwd mlp",
-                       {.dgrad_gemm = f.mlp,
+                       {.dgrad_gemm = in.mlp,
                         .bytes = block_bytes + backward_bytes(b.activation) + b.casts_mlp_backward,
-                        .wgrad_gemm = f.mlp,
+                        .wgrad_gemm = wg.mlp,
                         .useful = 2 * f.mlp},
                        g);
     g = dgrad;
@@ -218,18 +222,18 @@ uint32_t emit_layer_backward(RankContext& c, uint32_t /*layer*/, uint32_t /*micr
   g = tp_close(c, "bwd mlp all-reduce", bwd, g);
   g = tp_open(c, "bwd attn all-gather", bwd, g);
   if (c.comms.cp[c.rank] >= 0) {
-    g = c.compute("bwd out-proj", bwd, 2 * f.out_proj, 0, b.casts_attention_backward, {g}, 2 * f.out_proj);
+    g = c.compute("bwd out-proj", bwd, in.out_proj + wg.out_proj, 0, b.casts_attention_backward, {g}, 2 * f.out_proj);
     g = ring_attention(c, bwd, f.attention, backward_bytes(b.attention_io) + b.scores_backward, 2.0, g);
     std::tie(g, weights_done) = block_backward(
         c, "bwd qkv",
-        {.dgrad_gemm = f.qkv, .bytes = block_bytes, .wgrad_gemm = f.qkv, .useful = 2 * (f.qkv + f.attention)}, g);
+        {.dgrad_gemm = in.qkv, .bytes = block_bytes, .wgrad_gemm = wg.qkv, .useful = 2 * (f.qkv + f.attention)}, g);
   } else {
     std::tie(g, weights_done) = block_backward(
         c, "bwd attention",
-        {.dgrad_gemm = 2 * f.out_proj + f.qkv,
+        {.dgrad_gemm = in.out_proj + wg.out_proj + in.qkv,
          .attention = 2 * f.attention,
          .bytes = block_bytes + backward_bytes(b.attention_io) + b.scores_backward + b.casts_attention_backward,
-         .wgrad_gemm = f.qkv,
+         .wgrad_gemm = wg.qkv,
          .useful = 2 * (f.qkv + f.out_proj + f.attention)},
         g);
   }

@@ -1,0 +1,69 @@
+#include <catch2/catch.hpp>
+
+#include "workloads/gemm_waves.h"
+
+using namespace weft;
+
+TEST_CASE("gemm waves: the guide's A100 example fills 98 of 108 SMs", "[gemm_waves]") {
+  // 1792 x 1792 with 256 x 128 tiles: 7 x 14 = 98 tiles in one wave of 108 SMs; 128 x 128 tiles
+  // give 196 in two waves of half the area: the same slots.
+  CHECK(wave_efficiency(1792, 1792, 108) == Approx(98.0 / 108.0).epsilon(1e-12));
+}
+
+TEST_CASE("gemm waves: full waves cost nothing, one tile more costs a wave", "[gemm_waves]") {
+  // 12 x 11 tiles of 256 x 128 on 132 SMs: one full wave.
+  CHECK(wave_efficiency(12 * 256, 11 * 128, 132) == 1.0);
+  // One more column of tiles: 144 large tiles need two waves (264 slots); 288 tiles of 128 x 128
+  // need three waves of 132 at half the area (198 large slots), the better choice.
+  CHECK(wave_efficiency(12 * 256, 12 * 128, 132) == Approx(288.0 / 396.0).epsilon(1e-12));
+  // A ragged edge: 3,073 rows need a 13th row of 256-row tiles or a 25th of 128-row tiles.
+  // 25 x 11 = 275 tiles of 128 x 128 in 3 waves beat 13 x 11 = 143 large ones in 2 (396 / 2 > 264).
+  CHECK(wave_efficiency(3073, 11 * 128, 132) == Approx(3073.0 * 1408 / (396 * 128.0 * 128)).epsilon(1e-12));
+}
+
+TEST_CASE("gemm waves: small GEMMs and unknown SM counts are left alone", "[gemm_waves]") {
+  CHECK(wave_efficiency(64, 4096, 132) == 1.0);
+  CHECK(wave_efficiency(4096, 127, 132) == 1.0);
+  CHECK(wave_efficiency(4097, 4097, 0) == 1.0);
+  CHECK(full_wave_flops(1792, 1792, 1000, 108) == Approx(2.0 * 1792 * 1792 * 1000 * 108 / 98).epsilon(1e-12));
+}
+
+TEST_CASE("gemm waves: a layer's GEMM shapes add up to its FLOPs", "[gemm_waves]") {
+  // Llama-like GQA with a gated MLP, tp 4, cp 2: with the SM count unknown, each pass of each piece
+  // costs exactly the forward FLOPs the model counts (so the shapes are the right ones).
+  ModelConfig m{.name = "t",
+                .layers = 1,
+                .hidden = 4096,
+                .heads = 32,
+                .kv_heads = 8,
+                .ffn = 14336,
+                .vocab = 128256,
+                .gated_mlp = true};
+  const LayerShape shape{.micro_batch = 2, .seq = 8192, .tp = 4, .cp = 2};
+  const LayerFlops plain = layer_forward_flops(m, shape);
+  const LayerGemmCost cost = layer_gemm_cost(m, shape, 0);
+  for (const LayerFlops* f : {&cost.forward, &cost.input_grad, &cost.weight_grad}) {
+    CHECK(f->qkv == Approx(plain.qkv).epsilon(1e-12));
+    CHECK(f->out_proj == Approx(plain.out_proj).epsilon(1e-12));
+    CHECK(f->mlp == Approx(plain.mlp).epsilon(1e-12));
+    CHECK(f->attention == plain.attention);
+  }
+  const GemmPasses logits = logits_gemm_cost(m, shape, 0);
+  CHECK(logits.forward == Approx(logits_forward_flops(m, shape)).epsilon(1e-12));
+  CHECK(logits.input_grad == Approx(logits.forward).epsilon(1e-12));
+}
+
+TEST_CASE("gemm waves: each pass quantises its own output shape", "[gemm_waves]") {
+  // 4,096 tokens, h 5120 (MHA), tp 2: QKV has 5120 inputs and 3 x 5120 / 2 = 7680 outputs; 132 SMs.
+  ModelConfig m{.name = "t", .layers = 1, .hidden = 5120, .heads = 40, .kv_heads = 40, .ffn = 13824, .vocab = 32000};
+  const LayerShape shape{.micro_batch = 1, .seq = 4096, .tp = 2};
+  const LayerFlops plain = layer_forward_flops(m, shape);
+  const LayerGemmCost cost = layer_gemm_cost(m, shape, 132);
+  // Forward, 4096 x 7680: 960 large tiles in 8 waves (1056 slots), or 1920 of 128 x 128 in 15
+  // (1980 at half the area = 990): 960 / 990.
+  CHECK(cost.forward.qkv == Approx(plain.qkv * 990 / 960).epsilon(1e-12));
+  // Input gradient, 4096 x 5120: 640 large tiles in 5 waves (660), or 1280 small in 10 (660 too).
+  CHECK(cost.input_grad.qkv == Approx(plain.qkv * 660 / 640).epsilon(1e-12));
+  // Weight gradient, 5120 x 7680: 1200 large in 10 waves (1320), or 2400 small in 19 (1254).
+  CHECK(cost.weight_grad.qkv == Approx(plain.qkv * 1254 / 1200).epsilon(1e-12));
+}

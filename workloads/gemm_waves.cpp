@@ -1,0 +1,80 @@
+#include "workloads/gemm_waves.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace weft {
+
+namespace {
+
+struct Tile {
+  uint64_t rows, cols;
+};
+
+// cuBLAS's tiles for large GEMMs: 256x128 and 128x256, its most efficient ("larger tiles have more
+// data reuse", the guide's section 2.3), and 128x128, the next. A smaller tile would fill the last
+// wave better but reuses less data per load; how much less is not published per GPU, so the model
+// stops at 128x128 and the loss it computes is a lower bound. Each tile is taken to process the same
+// outputs per second per SM (the tiles' own speeds are not published either), so a wave of a tile
+// costs its area.
+constexpr Tile kTiles[] = {{256, 128}, {128, 256}, {128, 128}};
+constexpr uint64_t kSmallestEdge = 128;
+
+uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// Tensor dimensions are whole numbers of elements; the formulas give them as doubles.
+uint64_t whole(double x) { return static_cast<uint64_t>(std::llround(x)); }
+
+double cost(double m, double n, double k, uint32_t sms) { return full_wave_flops(whole(m), whole(n), whole(k), sms); }
+
+// The three GEMMs of a linear layer of `in` x `out` weights over `tokens` rows.
+GemmPasses linear(double tokens, double in, double out, uint32_t sms) {
+  return {.forward = cost(tokens, out, in, sms),
+          .input_grad = cost(tokens, in, out, sms),
+          .weight_grad = cost(in, out, tokens, sms)};
+}
+
+}  // namespace
+
+double wave_efficiency(uint64_t m, uint64_t n, uint32_t sms) {
+  if (sms == 0 || m < kSmallestEdge || n < kSmallestEdge) return 1.0;
+  uint64_t least_slots = std::numeric_limits<uint64_t>::max();  // SM-tile slots x tile area, elements
+  for (const Tile& t : kTiles) {
+    const uint64_t tiles = ceil_div(m, t.rows) * ceil_div(n, t.cols);
+    least_slots = std::min(least_slots, ceil_div(tiles, sms) * sms * t.rows * t.cols);
+  }
+  return static_cast<double>(m) * static_cast<double>(n) / static_cast<double>(least_slots);
+}
+
+double full_wave_flops(uint64_t m, uint64_t n, uint64_t k, uint32_t sms) {
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  return flops / wave_efficiency(m, n, sms);
+}
+
+LayerGemmCost layer_gemm_cost(const ModelConfig& m, const LayerShape& shape, uint32_t sms) {
+  const double t = shape.tp;
+  const double tokens = static_cast<double>(shape.micro_batch) * static_cast<double>(shape.seq) / shape.cp;
+  const double h = m.hidden, q = static_cast<double>(m.heads) * head_dim(m);
+  const double kv = static_cast<double>(m.kv_heads) * head_dim(m);
+  // The MLP's first GEMM computes the gate and the up projection together (Megatron's linear_fc1).
+  const double fc1 = static_cast<double>(m.ffn) * (m.gated_mlp ? 2 : 1) / t, fc2 = m.ffn / t;
+  const GemmPasses qkv = linear(tokens, h, (q + 2 * kv) / t, sms), out = linear(tokens, q / t, h, sms);
+  const GemmPasses up = linear(tokens, h, fc1, sms), down = linear(tokens, fc2, h, sms);
+  const LayerFlops plain = layer_forward_flops(m, shape);
+  const auto pass = [&](double GemmPasses::*p) {
+    LayerFlops f = plain;
+    f.qkv = qkv.*p;
+    f.out_proj = out.*p;
+    f.mlp = (up.*p + down.*p) * m.top_k;
+    return f;
+  };
+  return {pass(&GemmPasses::forward), pass(&GemmPasses::input_grad), pass(&GemmPasses::weight_grad)};
+}
+
+GemmPasses logits_gemm_cost(const ModelConfig& m, const LayerShape& shape, uint32_t sms) {
+  const double tokens = static_cast<double>(shape.micro_batch) * static_cast<double>(shape.seq) / shape.cp;
+  return linear(tokens, m.hidden, static_cast<double>(m.vocab) / shape.tp, sms);
+}
+
+}  // namespace weft
