@@ -26,30 +26,40 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 // Tensor dimensions are whole numbers of elements; the formulas give them as doubles.
 uint64_t whole(double x) { return static_cast<uint64_t>(std::llround(x)); }
 
-double cost(double m, double n, double k, uint32_t sms) { return full_wave_flops(whole(m), whole(n), whole(k), sms); }
-
-// The three GEMMs of a linear layer of `in` x `out` weights over `tokens` rows.
-GemmPasses linear(double tokens, double in, double out, uint32_t sms) {
-  return {.forward = cost(tokens, out, in, sms),
-          .input_grad = cost(tokens, in, out, sms),
-          .weight_grad = cost(in, out, tokens, sms)};
+double cost(double m, double n, double k, uint32_t sms, uint64_t groups) {
+  return full_wave_flops(whole(m), whole(n), whole(k), sms, groups);
 }
+
+// The three GEMMs of a linear layer of `in` x `out` weights over `tokens` rows (of each of `groups`
+// such layers run as one grouped GEMM).
+GemmPasses linear(double tokens, double in, double out, uint32_t sms, uint64_t groups = 1) {
+  return {.forward = cost(tokens, out, in, sms, groups),
+          .input_grad = cost(tokens, in, out, sms, groups),
+          .weight_grad = cost(in, out, tokens, sms, groups)};
+}
+
+GemmPasses operator+(const GemmPasses& a, const GemmPasses& b) {
+  return {a.forward + b.forward, a.input_grad + b.input_grad, a.weight_grad + b.weight_grad};
+}
+
+// The MLP's first GEMM computes the gate and the up projection together (Megatron's linear_fc1).
+double fc1_columns(const ModelConfig& m, double tp) { return static_cast<double>(m.ffn) * (m.gated_mlp ? 2 : 1) / tp; }
 
 }  // namespace
 
-double wave_efficiency(uint64_t m, uint64_t n, uint32_t sms) {
+double wave_efficiency(uint64_t m, uint64_t n, uint32_t sms, uint64_t groups) {
   if (sms == 0 || m < kSmallestEdge || n < kSmallestEdge) return 1.0;
   uint64_t least_slots = std::numeric_limits<uint64_t>::max();  // SM-tile slots x tile area, elements
   for (const Tile& t : kTiles) {
-    const uint64_t tiles = ceil_div(m, t.rows) * ceil_div(n, t.cols);
+    const uint64_t tiles = groups * ceil_div(m, t.rows) * ceil_div(n, t.cols);
     least_slots = std::min(least_slots, ceil_div(tiles, sms) * sms * t.rows * t.cols);
   }
-  return static_cast<double>(m) * static_cast<double>(n) / static_cast<double>(least_slots);
+  return static_cast<double>(groups * m) * static_cast<double>(n) / static_cast<double>(least_slots);
 }
 
-double full_wave_flops(uint64_t m, uint64_t n, uint64_t k, uint32_t sms) {
-  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  return flops / wave_efficiency(m, n, sms);
+double full_wave_flops(uint64_t m, uint64_t n, uint64_t k, uint32_t sms, uint64_t groups) {
+  const double flops = 2.0 * static_cast<double>(groups * m) * static_cast<double>(n) * static_cast<double>(k);
+  return flops / wave_efficiency(m, n, sms, groups);
 }
 
 LayerGemmCost layer_gemm_cost(const ModelConfig& m, const LayerShape& shape, uint32_t sms) {
@@ -57,19 +67,26 @@ LayerGemmCost layer_gemm_cost(const ModelConfig& m, const LayerShape& shape, uin
   const double tokens = static_cast<double>(shape.micro_batch) * static_cast<double>(shape.seq) / shape.cp;
   const double h = m.hidden, q = static_cast<double>(m.heads) * head_dim(m);
   const double kv = static_cast<double>(m.kv_heads) * head_dim(m);
-  // The MLP's first GEMM computes the gate and the up projection together (Megatron's linear_fc1).
-  const double fc1 = static_cast<double>(m.ffn) * (m.gated_mlp ? 2 : 1) / t, fc2 = m.ffn / t;
   const GemmPasses qkv = linear(tokens, h, (q + 2 * kv) / t, sms), out = linear(tokens, q / t, h, sms);
-  const GemmPasses up = linear(tokens, h, fc1, sms), down = linear(tokens, fc2, h, sms);
+  const GemmPasses mlp = linear(tokens, h, fc1_columns(m, t), sms) + linear(tokens, m.ffn / t, h, sms);
   const LayerFlops plain = layer_forward_flops(m, shape);
   const auto pass = [&](double GemmPasses::*p) {
     LayerFlops f = plain;
     f.qkv = qkv.*p;
     f.out_proj = out.*p;
-    f.mlp = (up.*p + down.*p) * m.top_k;
+    f.mlp = mlp.*p;
     return f;
   };
   return {pass(&GemmPasses::forward), pass(&GemmPasses::input_grad), pass(&GemmPasses::weight_grad)};
+}
+
+GemmPasses expert_gemm_cost(const ModelConfig& m, const LayerShape& shape, uint32_t ep, double capacity_factor,
+                            uint32_t sms) {
+  const double t = shape.tp;
+  const double tokens = static_cast<double>(shape.micro_batch) * static_cast<double>(shape.seq) / shape.cp;
+  const uint64_t local = m.experts / ep;
+  const double capacity = std::ceil(tokens * m.top_k * capacity_factor * ep / m.experts);
+  return linear(capacity, m.hidden, fc1_columns(m, t), sms, local) + linear(capacity, m.ffn / t, m.hidden, sms, local);
 }
 
 GemmPasses logits_gemm_cost(const ModelConfig& m, const LayerShape& shape, uint32_t sms) {

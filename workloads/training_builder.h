@@ -34,8 +34,7 @@ struct RankContext {
   LayerShape shape;        // this rank's slice of one micro-batch
   uint32_t element_bytes;  // activations and the tensors they exchange
 
-  // The SMs a GEMM's waves fill (gemm_waves.h). MoE experts keep their plain FLOPs: each expert's
-  // token count follows the routing, so its waves are not known.
+  // The SMs a GEMM's waves fill (gemm_waves.h).
   uint32_t sms() const { return static_cast<uint32_t>(gpu.sms); }
 
   // Helpers that append one op; each returns its index.

@@ -176,7 +176,8 @@ uint32_t emit_layer_forward(RankContext& c, Phase phase, uint32_t /*layer*/, uin
       x = c.collective("fwd moe dispatch", phase, CommGroup::ep, c.comms.ep[c.rank], kEpStream,
                        CollectiveOp::all_to_all, dispatch, {x});
     }
-    x = c.compute("fwd experts", phase, f.mlp * cf, 0, (b.activation + b.casts_mlp) * cf, {x}, useful ? f.mlp : 0);
+    const double experts = expert_gemm_cost(c.spec.model, c.shape, c.spec.parallel.ep, cf, c.sms()).forward;
+    x = c.compute("fwd experts", phase, experts, 0, (b.activation + b.casts_mlp) * cf, {x}, useful ? f.mlp : 0);
     if (c.comms.ep[c.rank] >= 0) {
       x = c.collective("fwd moe combine", phase, CommGroup::ep, c.comms.ep[c.rank], kEpStream, CollectiveOp::all_to_all,
                        dispatch, {x});
@@ -203,8 +204,9 @@ uint32_t emit_layer_backward(RankContext& c, uint32_t /*layer*/, uint32_t /*micr
     const int32_t ep = c.comms.ep[c.rank];
     if (ep >= 0)
       g = c.collective("bwd moe combine", bwd, CommGroup::ep, ep, kEpStream, CollectiveOp::all_to_all, dispatch, {g});
-    g = c.compute("bwd experts", bwd, 2 * f.mlp * cf, 0, (backward_bytes(b.activation) + b.casts_mlp_backward) * cf,
-                  {g}, 2 * f.mlp);
+    const GemmPasses experts = expert_gemm_cost(c.spec.model, c.shape, c.spec.parallel.ep, cf, c.sms());
+    g = c.compute("bwd experts", bwd, experts.input_grad + experts.weight_grad, 0,
+                  (backward_bytes(b.activation) + b.casts_mlp_backward) * cf, {g}, 2 * f.mlp);
     if (ep >= 0)
       g = c.collective("bwd moe dispatch", bwd, CommGroup::ep, ep, kEpStream, CollectiveOp::all_to_all, dispatch, {g});
     g = c.compute("bwd router", bwd, 2 * f.router, 0, block_bytes, {g}, 2 * f.router);

@@ -67,3 +67,36 @@ TEST_CASE("gemm waves: each pass quantises its own output shape", "[gemm_waves]"
   // Weight gradient, 5120 x 7680: 1200 large in 10 waves (1320), or 2400 small in 19 (1254).
   CHECK(cost.weight_grad.qkv == Approx(plain.qkv * 1254 / 1200).epsilon(1e-12));
 }
+
+TEST_CASE("gemm waves: a grouped GEMM's experts share their waves", "[gemm_waves]") {
+  // One 640 x 4096 output: 80 tiles of 128 x 256 in one wave of 132. Three in one kernel: 240 tiles
+  // in two waves (264 slots), where three kernels would take three waves.
+  CHECK(wave_efficiency(640, 4096, 132) == Approx(80.0 / 132).epsilon(1e-12));
+  CHECK(wave_efficiency(640, 4096, 132, 3) == Approx(240.0 / 264).epsilon(1e-12));
+  CHECK(full_wave_flops(640, 4096, 1024, 132, 3) == Approx(3 * 2.0 * 640 * 4096 * 1024 * 264 / 240).epsilon(1e-12));
+}
+
+TEST_CASE("gemm waves: the experts' rows are their capacity, all of them the model's expert FLOPs", "[gemm_waves]") {
+  // 8 experts, top 2, ep 2: 4 experts per rank, each padded to 4096 x 2 x 1.25 x 2 / 8 = 2560 rows.
+  ModelConfig m{.name = "t",
+                .layers = 1,
+                .hidden = 4096,
+                .heads = 32,
+                .kv_heads = 8,
+                .ffn = 14336,
+                .vocab = 32000,
+                .experts = 8,
+                .top_k = 2,
+                .gated_mlp = true};
+  const LayerShape shape{.micro_batch = 1, .seq = 4096};
+  const GemmPasses plain = expert_gemm_cost(m, shape, 2, 1.25, 0);
+  CHECK(plain.forward == Approx(layer_forward_flops(m, shape).mlp * 1.25).epsilon(1e-12));
+  CHECK(plain.weight_grad == Approx(plain.forward).epsilon(1e-12));
+  const GemmPasses waves = expert_gemm_cost(m, shape, 2, 1.25, 132);
+  CHECK(waves.forward ==
+        Approx(full_wave_flops(2560, 2 * 14336, 4096, 132, 4) + full_wave_flops(2560, 4096, 14336, 132, 4))
+            .epsilon(1e-12));
+  CHECK(waves.weight_grad ==
+        Approx(full_wave_flops(4096, 2 * 14336, 2560, 132, 4) + full_wave_flops(14336, 4096, 2560, 132, 4))
+            .epsilon(1e-12));
+}
