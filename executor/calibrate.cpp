@@ -18,6 +18,7 @@
 #include "sim/core/errors.h"
 #include "topologies/catalogue/gpus.h"
 #include "workloads/compute_model.h"
+#include "workloads/gemm_waves.h"
 
 namespace weft {
 namespace {
@@ -147,10 +148,13 @@ void fit_gemms(const std::vector<Instance>& inst, const std::string& gpu, Networ
   std::map<std::string, std::vector<std::pair<double, double>>> by_class;  // efficiency, TFLOP/s
   for (const Instance& i : inst) {
     if (i.op.kind != LoweredKind::compute || !i.op.gemm || i.measured_us <= 0) continue;
-    const double rate = i.op.gemm->flops() / (i.measured_us * 1e-6);
-    const double peak =
-        peak_flops(spec, i.op.gemm->dtype == "float32" ? Precision::tf32 : parse_precision(i.op.gemm->dtype));
-    by_class[shape_class(*i.op.gemm)].emplace_back(rate / peak, rate / 1e12);
+    const GemmShape& g = *i.op.gemm;
+    const double rate = g.flops() / (i.measured_us * 1e-6);
+    const double peak = peak_flops(spec, g.dtype == "float32" ? Precision::tf32 : parse_precision(g.dtype));
+    // The profile's efficiency is the full-wave one the training model multiplies by each GEMM's
+    // wave efficiency (workloads/gemm_waves.h), so the measured shape's own waves come out of it.
+    const double waves = wave_efficiency(g.m, g.n, static_cast<uint32_t>(spec.sms));
+    by_class[shape_class(g)].emplace_back(rate / (peak * waves), rate / 1e12);
   }
   for (const char* c : {"small", "medium", "large"}) {
     auto it = by_class.find(c);

@@ -9,6 +9,7 @@
 #include "executor/schedule_check.h"
 #include "sim/core/errors.h"
 #include "topologies/catalogue/gpus.h"
+#include "workloads/gemm_waves.h"
 
 namespace weft {
 namespace {
@@ -52,7 +53,9 @@ void add_gemms(SweepProgram& program, const catalogue::GpuSpec& gpu, const Effic
     o.flops = g.flops();
     o.gemm = g;
     const double bytes = 2.0 * static_cast<double>(g.m * g.k + g.k * g.n + g.m * g.n);
-    program.add(o, op_time(gpu, Precision::bf16, OpClass::gemm, g.flops(), bytes, eff));
+    // Timed with its tile waves, as the training model times its GEMMs (workloads/gemm_waves.h).
+    const double work = full_wave_flops(g.m, g.n, g.k, static_cast<uint32_t>(gpu.sms));
+    program.add(o, op_time(gpu, Precision::bf16, OpClass::gemm, work, bytes, eff));
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "executor/calibrate.h"
 #include "executor/compare.h"
+#include "executor/lower.h"
 #include "scenarios/compute_profile_file.h"
 #include "sim/core/errors.h"
 #include "workloads/compute_model.h"
@@ -130,6 +131,28 @@ TEST_CASE("calibrate writes a compute profile weft loads and a network profile i
   o.link = "inter";
   CHECK(*calibrated_us(back, o, 4) == Approx(112.0));
   CHECK_FALSE(calibrated_us(back, o, 8));
+}
+
+TEST_CASE("calibrating on the GPU sweep's own predictions gives back the GEMM efficiency they assumed",
+          "[unit][executor]") {
+  // The sweep times each GEMM with its tile waves (256^3 fills 2 of 132 SMs' slots); calibration
+  // takes each shape's waves out again, so every shape class comes back at the full-wave efficiency.
+  const Lowered l = lower_gpu_sweep("h100-sxm", 8192, 16 << 20);
+  Measured m;
+  m.schedule_name = l.schedule.name;
+  m.fingerprint = "0";
+  m.ranks = 1;
+  m.gpu = "h100-sxm";
+  m.executor = "test";
+  m.repeats = 1;
+  for (const PredictedOp& p : l.predicted.ops) {
+    const LoweredOp& op = l.schedule.programs[0][p.id];
+    m.ops.push_back({0, p.id, op, 1, "cublasGemmEx", {p.start_ps * 1e-6}, {p.end_ps * 1e-6}});
+  }
+  const Calibration c = calibrate(std::span<const Measured>(&m, 1));
+  REQUIRE(c.profile.gemm.size() == 3);
+  const double gemm = default_compute_profile(SoftwareStack::y2025).resolve("h100-sxm").gemm;
+  for (const GemmFit& g : c.profile.gemm) CHECK(g.efficiency == Approx(gemm).epsilon(1e-4));
 }
 
 TEST_CASE("compare-real refuses a measurement of another schedule", "[unit][executor]") {
