@@ -13,11 +13,12 @@ struct Tile {
 };
 
 // cuBLAS's tiles for large GEMMs: 256x128 and 128x256, its most efficient ("larger tiles have more
-// data reuse", the guide's section 2.3), and 128x128, the next. A smaller tile would fill the last
-// wave better but reuses less data per load; how much less is not published per GPU, so the model
-// stops at 128x128 and the loss it computes is a lower bound. Each tile is taken to process the same
-// outputs per second per SM (the tiles' own speeds are not published either), so a wave of a tile
-// costs its area.
+// data reuse", the guide's section 2.3), and 128x128, the next. Each is taken to compute the same
+// outputs per second per SM, so a wave of a tile costs its area: the tiles' own speeds are not
+// published per GPU. The two simplifications pull opposite ways: 128x128 is in truth slower per
+// output than the large tiles (the model's loss is too small where it picks 128x128), and the
+// smaller tiles and split-K kernels cuBLAS may pick for an awkward shape are left out (too large
+// there).
 constexpr Tile kTiles[] = {{256, 128}, {128, 256}, {128, 128}};
 constexpr uint64_t kSmallestEdge = 128;
 
