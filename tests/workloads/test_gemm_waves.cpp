@@ -11,14 +11,15 @@ TEST_CASE("gemm waves: the guide's A100 example fills 98 of 108 SMs", "[gemm_wav
 }
 
 TEST_CASE("gemm waves: full waves cost nothing, one tile more costs a wave", "[gemm_waves]") {
-  // 12 x 11 tiles of 256 x 128 on 132 SMs: one full wave.
-  CHECK(wave_efficiency(12 * 256, 11 * 128, 132) == 1.0);
+  // 3072 x 1408 is 12 x 11 tiles of 256 x 128: one full wave of 132 SMs.
+  CHECK(wave_efficiency(3072, 1408, 132) == 1.0);
   // One more column of tiles: 144 large tiles need two waves (264 slots); 288 tiles of 128 x 128
   // need three waves of 132 at half the area (198 large slots), the better choice.
-  CHECK(wave_efficiency(12 * 256, 12 * 128, 132) == Approx(288.0 / 396.0).epsilon(1e-12));
+  CHECK(wave_efficiency(3072, 1536, 132) == Approx(288.0 / 396.0).epsilon(1e-12));
   // A ragged edge: 3,073 rows need a 13th row of 256-row tiles or a 25th of 128-row tiles.
-  // 25 x 11 = 275 tiles of 128 x 128 in 3 waves beat 13 x 11 = 143 large ones in 2 (396 / 2 > 264).
-  CHECK(wave_efficiency(3073, 11 * 128, 132) == Approx(3073.0 * 1408 / (396 * 128.0 * 128)).epsilon(1e-12));
+  // 25 x 11 = 275 tiles of 128 x 128 in 3 waves (396 / 2 = 198 large slots) beat 13 x 11 = 143
+  // large ones in 2 (264).
+  CHECK(wave_efficiency(3073, 1408, 132) == Approx(3073.0 * 1408 / (396 * 128.0 * 128)).epsilon(1e-12));
 }
 
 TEST_CASE("gemm waves: small GEMMs and unknown SM counts are left alone", "[gemm_waves]") {
@@ -94,9 +95,7 @@ TEST_CASE("gemm waves: the experts' rows are their capacity, all of them the mod
   CHECK(plain.weight_grad == Approx(plain.forward).epsilon(1e-12));
   const GemmPasses waves = expert_gemm_cost(m, shape, 2, 1.25, 132);
   CHECK(waves.forward ==
-        Approx(full_wave_flops(2560, 2 * 14336, 4096, 132, 4) + full_wave_flops(2560, 4096, 14336, 132, 4))
-            .epsilon(1e-12));
+        Approx(full_wave_flops(2560, 28672, 4096, 132, 4) + full_wave_flops(2560, 4096, 14336, 132, 4)).epsilon(1e-12));
   CHECK(waves.weight_grad ==
-        Approx(full_wave_flops(4096, 2 * 14336, 2560, 132, 4) + full_wave_flops(14336, 4096, 2560, 132, 4))
-            .epsilon(1e-12));
+        Approx(full_wave_flops(4096, 28672, 2560, 132, 4) + full_wave_flops(14336, 4096, 2560, 132, 4)).epsilon(1e-12));
 }
