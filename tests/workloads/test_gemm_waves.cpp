@@ -30,16 +30,9 @@ TEST_CASE("gemm waves: small GEMMs and unknown SM counts are left alone", "[gemm
 }
 
 TEST_CASE("gemm waves: a layer's GEMM shapes add up to its FLOPs", "[gemm_waves]") {
-  // Llama-like GQA with a gated MLP, tp 4, cp 2: with the SM count unknown, each pass of each piece
+  // Llama 3 8B (GQA, a gated MLP), tp 4, cp 2: with the SM count unknown, each pass of each piece
   // costs exactly the forward FLOPs the model counts (so the shapes are the right ones).
-  ModelConfig m{.name = "t",
-                .layers = 1,
-                .hidden = 4096,
-                .heads = 32,
-                .kv_heads = 8,
-                .ffn = 14336,
-                .vocab = 128256,
-                .gated_mlp = true};
+  const ModelConfig& m = model("llama-3-8b");
   const LayerShape shape{.micro_batch = 2, .seq = 8192, .tp = 4, .cp = 2};
   const LayerFlops plain = layer_forward_flops(m, shape);
   const LayerGemmCost cost = layer_gemm_cost(m, shape, 0);
@@ -78,17 +71,9 @@ TEST_CASE("gemm waves: a grouped GEMM's experts share their waves", "[gemm_waves
 }
 
 TEST_CASE("gemm waves: the experts' rows are their capacity, all of them the model's expert FLOPs", "[gemm_waves]") {
-  // 8 experts, top 2, ep 2: 4 experts per rank, each padded to 4096 x 2 x 1.25 x 2 / 8 = 2560 rows.
-  ModelConfig m{.name = "t",
-                .layers = 1,
-                .hidden = 4096,
-                .heads = 32,
-                .kv_heads = 8,
-                .ffn = 14336,
-                .vocab = 32000,
-                .experts = 8,
-                .top_k = 2,
-                .gated_mlp = true};
+  // Mixtral 8x7B (8 experts, top 2), ep 2: 4 experts per rank, each padded to 4096 x 2 x 1.25 x 2 / 8
+  // = 2560 rows.
+  const ModelConfig& m = model("mixtral-8x7b");
   const LayerShape shape{.micro_batch = 1, .seq = 4096};
   const GemmPasses plain = expert_gemm_cost(m, shape, 2, 1.25, 0);
   CHECK(plain.forward == Approx(layer_forward_flops(m, shape).mlp * 1.25).epsilon(1e-12));
