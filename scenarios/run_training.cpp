@@ -8,7 +8,8 @@
 namespace weft {
 
 TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
-                             std::function<bool(Time simulated, uint64_t events)> poll, uint32_t busiest_links) {
+                             std::function<bool(Time simulated, uint64_t events)> poll, uint32_t busiest_links,
+                             std::shared_ptr<IsolatedTimeCache> isolated_cache) {
   const auto wall_start = std::chrono::steady_clock::now();
   const TrainingWorkload& t = *scenario.training();
   const catalogue::GpuSpec& gpu = catalogue::gpu(t.gpu);
@@ -21,6 +22,7 @@ TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
   options.collectives = t.timing;
   options.poll = std::move(poll);
   options.calibration = t.network;
+  options.isolated_cache = std::move(isolated_cache);
   std::optional<LinkTimeline> timeline;
   if (busiest_links > 0 && find_fabric(scenario.fabric).per_link) {
     timeline.emplace(topology.link_count());

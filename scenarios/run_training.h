@@ -29,8 +29,11 @@ struct TrainingOutcome {
 // `poll`: see ReplayOptions::poll (progress and stopping; unset costs nothing).
 // busiest_links: record the utilisation over time of this many of the busiest links (flow and
 // packet fabrics keep per-link state; the others none).
+// isolated_cache: isolated collective times kept from earlier replays on this topology and
+// scenario setup (see IsolatedTimeCache; the plan search's final runs reuse its ranking's), or
+// none for a cache of its own.
 TrainingOutcome run_training(const Scenario& scenario, const Topology& topology,
-                             std::function<bool(Time simulated, uint64_t events)> poll = {},
-                             uint32_t busiest_links = 0);
+                             std::function<bool(Time simulated, uint64_t events)> poll = {}, uint32_t busiest_links = 0,
+                             std::shared_ptr<IsolatedTimeCache> isolated_cache = nullptr);
 
 }  // namespace weft
