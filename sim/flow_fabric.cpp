@@ -137,6 +137,7 @@ void FlowFabric::attach(uint32_t f, bool dirty) {
     LinkId l = flow.path->links[i];
     flow.slot_in_link[i] = static_cast<uint32_t>(links_[l].flows.size());
     links_[l].flows.push_back(f);
+    links_[l].key_sum += SameFlowLinks::flow_key(f);
     if (dirty) mark_dirty(l);
   }
 }
@@ -145,6 +146,7 @@ void FlowFabric::detach(uint32_t f, bool dirty) {
   const Flow& flow = flows_[f];
   for (size_t i = 0; i < flow.path->links.size(); ++i) {
     LinkId l = flow.path->links[i];
+    links_[l].key_sum -= SameFlowLinks::flow_key(f);
     std::vector<uint32_t>& on_link = links_[l].flows;
     uint32_t slot = flow.slot_in_link[i];
     uint32_t moved = on_link.back();
@@ -179,18 +181,24 @@ void FlowFabric::recompute() {
   dirty_.clear();
 }
 
+// A link with the same flows as one met before adds no flow: only the first of each set is scanned.
 void FlowFabric::gather_component(LinkId seed) {
   component_links_.clear();
   component_flows_.clear();
+  same_flows_.clear();
   auto enter = [this](LinkId l) {
-    links_[l].mark = epoch_;
-    links_[l].unfixed = 0;
-    links_[l].fixed_here = 0;
+    Link& link = links_[l];
+    link.mark = epoch_;
+    link.unfixed = 0;
+    link.fixed_here = 0;
     component_links_.push_back(l);
+    link.flow_set = same_flows_.enter(l, link.key_sum, static_cast<uint32_t>(link.flows.size()), link.capacity);
   };
   enter(seed);
   for (size_t next = 0; next < component_links_.size(); ++next) {
-    const std::vector<uint32_t>& on_link = links_[component_links_[next]].flows;
+    const LinkId scanned = component_links_[next];
+    if (same_flows_.first(links_[scanned].flow_set) != scanned) continue;
+    const std::vector<uint32_t>& on_link = links_[scanned].flows;
     for (size_t i = 0; i < on_link.size(); ++i) {
       // The flows of a link lie all over hot_: ask for a later one's line while this one is read.
       if (i + kPrefetchAhead < on_link.size()) prefetch(on_link[i + kPrefetchAhead]);
@@ -363,7 +371,13 @@ void FlowFabric::check_component() const {
   solver.solve();
   for (uint32_t i = 0; i < component_flows_.size(); ++i)
     WEFT_ASSERT(solver.rate(i) == hot_[component_flows_[i]].solved);
-  for (LinkId l : component_links_) WEFT_ASSERT(link_load(l) <= links_[l].capacity);
+  for (LinkId l : component_links_) {
+    WEFT_ASSERT(link_load(l) <= links_[l].capacity);
+    std::vector<uint32_t> flows = links_[l].flows, first = links_[same_flows_.first(links_[l].flow_set)].flows;
+    std::ranges::sort(flows);
+    std::ranges::sort(first);
+    WEFT_ASSERT(flows == first);  // no two sets' key sums collided
+  }
 }
 
 }  // namespace weft

@@ -23,6 +23,7 @@
 #include "sim/group_paths.h"
 #include "sim/link_quotient.h"
 #include "sim/queue_pair.h"
+#include "sim/same_flow_links.h"
 #include "sim/stripes.h"
 #include "topologies/routing.h"
 
@@ -72,6 +73,8 @@ class FlowFabric final : public Fabric {
     // Flows that the last solve of its component fixed at this link's share (the skip rules'
     // record of where each rate came from, kept as starts and finishes skip solves).
     uint32_t fixed_here = 0;
+    uint32_t flow_set = 0;  // its set in the component search's SameFlowLinks
+    uint128 key_sum = 0;    // of SameFlowLinks::flow_key over its flows
   };
   struct QueuePair {
     bool busy = false;             // a flow of this QP is on the links
@@ -135,6 +138,7 @@ class FlowFabric final : public Fabric {
   // Max-min rates of the gathered component into FlowHot::solved (sim/flow_fabric_fill.cpp).
   void fill_component();
   void fix_flow(uint32_t f, uint64_t rate, uint32_t by);
+  bool pops_in_fill(LinkId l) const;
   // The skip rules (sim/flow_fabric_skip.cpp): true when the flow joined or left the links without
   // a solve, every other rate provably the one a solve would give.
   bool join_without_solve(uint32_t f);
@@ -195,7 +199,8 @@ class FlowFabric final : public Fabric {
   static constexpr uint32_t kLimitKey = 1U << 31;
   enum class FillSource : uint8_t { none, order, heap, limit };
   FillCandidate next_candidate();
-  std::vector<FillCandidate> fill_order_;  // the links by (first share, key)
+  SameFlowLinks same_flows_;               // the component's links by their flows
+  std::vector<FillCandidate> fill_order_;  // those by (first share, key)
   size_t fill_next_link_ = 0;
   size_t fill_next_limit_ = 0;
   std::vector<FillCandidate> fill_heap_;    // links back with a grown share

@@ -82,6 +82,22 @@ FlowFabric::FillCandidate FlowFabric::next_candidate() {
   return c;
 }
 
+// Whether link l can fix a flow. Not when another link k of the component carries the same flows
+// (sim/same_flow_links.h) and always comes up first: the same fixed rates T leave each of them its
+// capacity c - T over the same unfixed weight u, so k, of the least capacity, has the lesser share
+// (ties go to the lesser LinkId, k when the capacities are equal) and fixes all their flows before
+// l is popped. Strictly lesser, even after rounding down, once c_l >= c_k + U, U being the
+// weight of all their flows (U >= u: (c_l - T) / u >= (c_k - T) / u + 1). A link closer in
+// capacity than that stays in the fill, as without the grouping: the fill pops the same links in
+// the same order, and fixes the same flows at the same rates, as it would with every link in it.
+bool FlowFabric::pops_in_fill(LinkId l) const {
+  const Link& link = links_[l];
+  const LinkId k = same_flows_.kept(link.flow_set);
+  if (k == l) return true;
+  const uint64_t c_k = same_flows_.kept_capacity(link.flow_set);
+  return link.capacity == c_k ? false : link.capacity - c_k < link.unfixed;
+}
+
 // gather_component left each link's unfixed weight and each flow's `solved` at 0. Sorting the links
 // once costs less than a heap of them all: most pops find a link whose flows were fixed already.
 void FlowFabric::fill_component() {
@@ -91,6 +107,7 @@ void FlowFabric::fill_component() {
   for (LinkId l : component_links_) {
     Link& link = links_[l];
     link.remaining = link.capacity;
+    if (!pops_in_fill(l)) continue;
     fill_order_.emplace_back(link.remaining / link.unfixed, l);
   }
   std::ranges::sort(fill_order_, [](const FillCandidate& a, const FillCandidate& b) { return after(b, a); });

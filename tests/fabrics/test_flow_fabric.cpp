@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <memory>
@@ -200,6 +201,91 @@ TEST_CASE("flow: the in-place fill gives MaxMinSolver's rates on random componen
     CHECK(b.fabric->stats().transfers_done == b.fabric->stats().transfers_started);
     CHECK(b.fabric->stats().rate_solves > 20);
   }
+}
+
+// GPUs each behind a chain of two relays to one switch: the three links of a chain carry the same
+// flows (every transfer to or from that GPU), at capacities drawn from a few bit/s apart (ties,
+// and gaps below the flows' weight, where rounding could let the larger pop first) to 1 Gb/s apart.
+Topology chained_star(uint32_t gpus, Xorshift& random) {
+  Topology t;
+  const NodeIndex sw = t.add_node({NodeKind::network_switch, "switch"});
+  auto rate = [&random] {
+    constexpr std::array<uint64_t, 5> kGaps{0, 1, 2, 5, 1'000'000'000};
+    return Bandwidth::bps(50'000'000'000 + kGaps[random.next(kGaps.size())]);
+  };
+  for (uint32_t i = 0; i < gpus; ++i) {
+    NodeIndex previous = t.add_node({NodeKind::gpu, "gpu"});
+    for (const char* relay : {"nic", "port"}) {
+      const NodeIndex next = t.add_node({NodeKind::network_switch, relay});
+      t.add_duplex_link(previous, next, {LinkKind::generic, rate(), Time::ns(100)});
+      previous = next;
+    }
+    t.add_duplex_link(previous, sw, {LinkKind::generic, rate(), Time::ns(100)});
+  }
+  return t;
+}
+
+TEST_CASE("flow: links that carry the same flows fill as one, with the rates of all of them", "[flow]") {
+  // The fill keeps one link of each set of links with the same flows (sim/same_flow_links.h). The
+  // invariant check (on in Bench) re-solves every component with MaxMinSolver over all its links,
+  // throws on a rate 1 bit/s off, and compares every link grouped with another flow by flow.
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    Xorshift random{seed * 0xA0761D6478BD642FULL};
+    Bench b(chained_star(6, random));
+    auto next = [&random](uint64_t n) { return random.next(n); };
+    std::vector<Transfer> transfers;
+    for (uint32_t k = 0; k < 60; ++k) {
+      const uint64_t from = next(6);
+      Transfer& t =
+          transfers.emplace_back(Transfer{b.topology.gpus()[from], b.topology.gpus()[(from + 1 + next(5)) % 6],
+                                          Bytes(1000 + next(200'000)), 0, next(4), 0});
+      if (next(3) == 0) t.max_rate = 5'000'000'000 + next(40'000'000'000);
+      t.copies = 1 + static_cast<uint32_t>(next(3));
+    }
+    for (const Transfer& t : transfers) {
+      b.engine.schedule_at(Time::ns(static_cast<int64_t>(next(20'000))), [&b, &t] { b.fabric->start(t, [] {}); });
+    }
+    INFO("seed " << seed);
+    REQUIRE_NOTHROW(b.engine.run());
+    CHECK(b.fabric->stats().transfers_done == b.fabric->stats().transfers_started);
+    CHECK(b.fabric->stats().rate_solves > 20);
+  }
+}
+
+TEST_CASE("flow: a link 1 bit/s above another with the same flows still fills as itself", "[flow]") {
+  // Links l (3e9 + 1 bit/s) and k (3e9), in that LinkId order, carry A (weight 1) and B (copies 2);
+  // Q (2e9 + 1, its id between theirs) carries A and C. All three round to a share of 1e9, so l
+  // pops first and fixes A and B at 1e9; Q then has 1e9 + 1 left for C. Were l left out for k (the
+  // least capacity of the pair), Q would pop before k and fix C at 1e9. The invariant check (on in
+  // Bench) solves with every link and throws on that 1 bit/s.
+  Topology t;
+  auto node = [&t](NodeKind kind) { return t.add_node({kind, "n"}); };
+  const NodeIndex a_src = node(NodeKind::gpu), a_dst = node(NodeKind::gpu), b_dst = node(NodeKind::gpu),
+                  c_src = node(NodeKind::gpu);
+  const NodeIndex r1 = node(NodeKind::network_switch), r2 = node(NodeKind::network_switch),
+                  r3 = node(NodeKind::network_switch);
+  auto cable = [&t](NodeIndex x, NodeIndex y, uint64_t bps) {
+    t.add_duplex_link(x, y, {LinkKind::generic, Bandwidth::bps(bps), Time::ns(100)});
+  };
+  cable(a_src, r1, 3'000'000'001);  // l
+  cable(r2, r3, 2'000'000'001);     // Q
+  cable(r1, r2, 3'000'000'000);     // k
+  cable(r2, b_dst, 100'000'000'000);
+  cable(c_src, r2, 100'000'000'000);
+  cable(r3, a_dst, 100'000'000'000);
+  Bench b(std::move(t));
+  Time c_done;
+  b.engine.schedule_at(Time(), [&b, &c_done, a_src, a_dst, b_dst, c_src] {
+    b.fabric->start({a_src, a_dst, Bytes(125'000'000), 0, 1, 0}, [] {});
+    Transfer two{a_src, b_dst, Bytes(125'000'000), 0, 2, 0};
+    two.copies = 2;
+    b.fabric->start(two, [] {});
+    b.fabric->start({c_src, a_dst, Bytes(125'000'000), 0, 3, 0}, [&b, &c_done] { c_done = b.engine.now(); });
+  });
+  REQUIRE_NOTHROW(b.engine.run());
+  // C's 1e9 bits at 1e9 + 1 bit/s (before A and B, at 1e9, finish): 1e21 / (1e9 + 1) ps, rounded up
+  // to 999,999,999,001, then 300 ns of latency. At 1e9 it would take 1 s.
+  CHECK(c_done == Time::ps(999'999'999'001 + 300'000));
 }
 
 TEST_CASE("flow: starts and finishes that move no other rate skip the solve, exactly", "[flow]") {
