@@ -92,10 +92,9 @@ FlowFabric::FillCandidate FlowFabric::next_candidate() {
 // the same order, and fixes the same flows at the same rates, as it would with every link in it.
 bool FlowFabric::pops_in_fill(LinkId l) const {
   const Link& link = links_[l];
-  const LinkId k = same_flows_.kept(link.flow_set);
-  if (k == l) return true;
+  if (same_flows_.kept(link.flow_set) == l) return true;
   const uint64_t c_k = same_flows_.kept_capacity(link.flow_set);
-  return link.capacity == c_k ? false : link.capacity - c_k < link.unfixed;
+  return link.capacity != c_k && link.capacity - c_k < link.unfixed;
 }
 
 // gather_component left each link's unfixed weight and each flow's `solved` at 0. Sorting the links

@@ -1,20 +1,14 @@
 #include "sim/same_flow_links.h"
 
+#include "sim/core/rng.h"
+
 namespace weft {
-namespace {
 
-// SplitMix64's finaliser (Steele, Lea and Flood, OOPSLA 2014): consecutive indices to well-spread keys.
-uint64_t mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30U)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27U)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31U);
-}
-
-}  // namespace
-
+// Two successive SplitMix64 outputs from the flow's index: consecutive indices to well-spread keys.
 uint128 SameFlowLinks::flow_key(uint32_t flow) {
-  return static_cast<uint128>(mix(flow)) << 64U | mix(static_cast<uint64_t>(flow) | 1ULL << 32U);
+  uint64_t state = flow;
+  const uint64_t high = splitmix64(state);
+  return static_cast<uint128>(high) << 64U | splitmix64(state);
 }
 
 void SameFlowLinks::clear() {

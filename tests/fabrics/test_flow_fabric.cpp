@@ -2,7 +2,9 @@
 #include <array>
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "sim/analytic_fabric.h"
@@ -50,6 +52,28 @@ struct Xorshift {
 };
 
 LinkSpec link(uint64_t gbps, Time latency) { return {LinkKind::generic, Bandwidth::gbps(gbps), latency}; }
+
+// Starts 60 random transfers (ends(): a source and a destination GPU; sizes, entropies and start
+// times at random, a third of them limited to least_limit + up to 40 Gb/s, 1-3 copies each) and
+// runs them all; the fabric's invariant check throws on any wrong rate.
+void run_random_transfers(Bench& b, Xorshift& random, const std::function<std::pair<uint32_t, uint32_t>()>& ends,
+                          uint64_t least_limit) {
+  auto next = [&random](uint64_t n) { return random.next(n); };
+  std::vector<Transfer> transfers;
+  for (uint32_t k = 0; k < 60; ++k) {
+    const auto [from, to] = ends();
+    Transfer& t = transfers.emplace_back(
+        Transfer{b.topology.gpus()[from], b.topology.gpus()[to], Bytes(1000 + next(200'000)), 0, next(4), 0});
+    if (next(3) == 0) t.max_rate = least_limit + next(40'000'000'000);
+    t.copies = 1 + static_cast<uint32_t>(next(3));
+  }
+  for (const Transfer& t : transfers) {
+    b.engine.schedule_at(Time::ns(static_cast<int64_t>(next(20'000))), [&b, &t] { b.fabric->start(t, [] {}); });
+  }
+  REQUIRE_NOTHROW(b.engine.run());
+  CHECK(b.fabric->stats().transfers_done == b.fabric->stats().transfers_started);
+  CHECK(b.fabric->stats().rate_solves > 20);
+}
 
 }  // namespace
 
@@ -185,21 +209,14 @@ TEST_CASE("flow: the in-place fill gives MaxMinSolver's rates on random componen
   for (uint32_t seed = 1; seed <= 20; ++seed) {
     Bench b(ring(9, link(97, Time::ns(300))));
     Xorshift random{seed * 0x9E3779B97F4A7C15ULL};
-    auto next = [&random](uint64_t n) { return random.next(n); };
-    std::vector<Transfer> transfers;
-    for (uint32_t k = 0; k < 60; ++k) {
-      Transfer& t = transfers.emplace_back(
-          Transfer{b.topology.gpus()[next(9)], b.topology.gpus()[next(9)], Bytes(1000 + next(200'000)), 0, next(4), 0});
-      if (next(3) == 0) t.max_rate = 1'000'000'007 + next(40'000'000'000);
-      t.copies = 1 + static_cast<uint32_t>(next(3));
-    }
-    for (const Transfer& t : transfers) {
-      b.engine.schedule_at(Time::ns(static_cast<int64_t>(next(20'000))), [&b, &t] { b.fabric->start(t, [] {}); });
-    }
     INFO("seed " << seed);
-    REQUIRE_NOTHROW(b.engine.run());
-    CHECK(b.fabric->stats().transfers_done == b.fabric->stats().transfers_started);
-    CHECK(b.fabric->stats().rate_solves > 20);
+    run_random_transfers(
+        b, random,
+        [&random] {
+          const auto from = static_cast<uint32_t>(random.next(9));
+          return std::pair{from, static_cast<uint32_t>(random.next(9))};
+        },
+        1'000'000'007);
   }
 }
 
@@ -232,23 +249,14 @@ TEST_CASE("flow: links that carry the same flows fill as one, with the rates of 
   for (uint32_t seed = 1; seed <= 20; ++seed) {
     Xorshift random{seed * 0xA0761D6478BD642FULL};
     Bench b(chained_star(6, random));
-    auto next = [&random](uint64_t n) { return random.next(n); };
-    std::vector<Transfer> transfers;
-    for (uint32_t k = 0; k < 60; ++k) {
-      const uint64_t from = next(6);
-      Transfer& t =
-          transfers.emplace_back(Transfer{b.topology.gpus()[from], b.topology.gpus()[(from + 1 + next(5)) % 6],
-                                          Bytes(1000 + next(200'000)), 0, next(4), 0});
-      if (next(3) == 0) t.max_rate = 5'000'000'000 + next(40'000'000'000);
-      t.copies = 1 + static_cast<uint32_t>(next(3));
-    }
-    for (const Transfer& t : transfers) {
-      b.engine.schedule_at(Time::ns(static_cast<int64_t>(next(20'000))), [&b, &t] { b.fabric->start(t, [] {}); });
-    }
     INFO("seed " << seed);
-    REQUIRE_NOTHROW(b.engine.run());
-    CHECK(b.fabric->stats().transfers_done == b.fabric->stats().transfers_started);
-    CHECK(b.fabric->stats().rate_solves > 20);
+    run_random_transfers(
+        b, random,
+        [&random] {
+          const auto from = static_cast<uint32_t>(random.next(6));
+          return std::pair{from, static_cast<uint32_t>((from + 1 + random.next(5)) % 6)};
+        },
+        5'000'000'000);
   }
 }
 
