@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "sim/core/errors.h"
-#include "sim/maxmin.h"
 
 namespace weft {
 
@@ -15,6 +14,7 @@ FlowFabric::FlowFabric(Engine& engine, Router& router, Recorder& recorder, FlowF
       calendar_(engine, [this](const std::vector<uint64_t>& items) { on_due(items); }) {
   const Topology& topo = router.topology();
   links_.resize(topo.link_count());
+  changes_.resize(topo.link_count());
   link_bytes_.assign(topo.link_count(), 0);
   for (LinkId l = 0; l < links_.size(); ++l) links_[l].capacity = topo.link(l).goodput().bps();
 }
@@ -119,8 +119,15 @@ void FlowFabric::join_links(uint32_t f) {
     if (head.path == flow.path && head.transfer.bytes == flow.transfer.bytes &&
         head.transfer.max_rate == flow.transfer.max_rate && head_hot.remaining == hot_[f].remaining) {
       head.followers.push_back(f);
+      note_change(joined.flow, hot_[f].weight, /*joined=*/true);
       head_hot.weight += hot_[f].weight;
-      mark_dirty(flow.path->links.front());  // the weight changed: re-solve its component
+      // The weight changed: re-solve its component. A head that joined without a solve (it has its
+      // rate) has none of its links dirty yet, and the rejoin rule reads every changed link.
+      if (head_hot.rate == 0) {
+        mark_dirty(flow.path->links.front());
+      } else {
+        for (LinkId l : flow.path->links) mark_dirty(l);
+      }
       return;
     }
   }
@@ -132,6 +139,10 @@ void FlowFabric::join_links(uint32_t f) {
 
 void FlowFabric::attach(uint32_t f, bool dirty) {
   Flow& flow = flows_[f];
+  if (dirty) {
+    note_change(f, hot_[f].weight, /*joined=*/true);
+    arrivals_.push_back(f);
+  }
   flow.slot_in_link.resize(flow.path->links.size());
   for (size_t i = 0; i < flow.path->links.size(); ++i) {
     LinkId l = flow.path->links[i];
@@ -144,6 +155,11 @@ void FlowFabric::attach(uint32_t f, bool dirty) {
 
 void FlowFabric::detach(uint32_t f, bool dirty) {
   const Flow& flow = flows_[f];
+  if (dirty) {
+    const FlowHot& hot = hot_[f];
+    note_change(f, hot.weight, /*joined=*/false);
+    departed_.push_back({flow.path, hot.max_rate, hot.rate, hot.fixed_by, hot.weight});
+  }
   for (size_t i = 0; i < flow.path->links.size(); ++i) {
     LinkId l = flow.path->links[i];
     links_[l].key_sum -= SameFlowLinks::flow_key(f);
@@ -172,13 +188,18 @@ void FlowFabric::mark_dirty(LinkId l) {
 
 void FlowFabric::recompute() {
   recompute_pending_ = false;
-  ++epoch_;
-  for (LinkId l : dirty_) {
-    if (links_[l].mark == epoch_) continue;
-    gather_component(l);
-    if (!component_flows_.empty()) solve_component();
+  if (!rejoin_without_solve()) {
+    ++epoch_;
+    for (LinkId l : dirty_) {
+      if (links_[l].mark == epoch_) continue;
+      gather_component(l);
+      if (!component_flows_.empty()) solve_component();
+    }
   }
   dirty_.clear();
+  departed_.clear();
+  arrivals_.clear();
+  ++instant_;
 }
 
 // A link with the same flows as one met before adds no flow: only the first of each set is scanned.
@@ -345,39 +366,6 @@ uint64_t FlowFabric::link_load(LinkId l) const {
   uint64_t sum = 0;
   for (uint32_t f : links_[l].flows) sum += hot_[f].rate * hot_[f].weight;
   return sum;
-}
-
-// The reference: MaxMinSolver on a copy of the component, its links in LinkId order (the fill's
-// tie-break) and each sender limit a private link after them, gives every flow the rate the fill
-// gave it; and no link carries more than its rate.
-void FlowFabric::check_component() const {
-  MaxMinSolver solver;
-  std::vector<LinkId> by_id = component_links_;
-  std::ranges::sort(by_id);
-  for (LinkId l : by_id) solver.add_link(links_[l].capacity);
-  std::vector<uint32_t> path;
-  for (uint32_t f : component_flows_) {
-    const FlowHot& hot = hot_[f];
-    path.clear();
-    for (LinkId l : links_of(f)) {
-      path.push_back(static_cast<uint32_t>(std::ranges::lower_bound(by_id, l) - by_id.begin()));
-    }
-    if (hot.max_rate > 0) {
-      const uint128 limit = std::min<uint128>(static_cast<uint128>(hot.max_rate) * hot.weight, UINT64_MAX);
-      path.push_back(solver.add_link(static_cast<uint64_t>(limit)));
-    }
-    solver.add_flow(path, hot.weight);
-  }
-  solver.solve();
-  for (uint32_t i = 0; i < component_flows_.size(); ++i)
-    WEFT_ASSERT(solver.rate(i) == hot_[component_flows_[i]].solved);
-  for (LinkId l : component_links_) {
-    WEFT_ASSERT(link_load(l) <= links_[l].capacity);
-    std::vector<uint32_t> flows = links_[l].flows, first = links_[same_flows_.first(links_[l].flow_set)].flows;
-    std::ranges::sort(flows);
-    std::ranges::sort(first);
-    WEFT_ASSERT(flows == first);  // no two sets' key sums collided
-  }
 }
 
 }  // namespace weft

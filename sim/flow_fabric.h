@@ -144,6 +144,11 @@ class FlowFabric final : public Fabric {
   bool join_without_solve(uint32_t f);
   bool leave_without_solve(uint32_t f);
   bool may_skip() const;
+  // The rejoin rule (sim/flow_fabric_rejoin.cpp): true when this instant's starts put back on the
+  // links, path for path, the flows its finishes took off, every rate then the one a solve gives.
+  bool rejoin_without_solve();
+  uint128 path_key(uint32_t f) const;
+  void note_change(uint32_t f, uint32_t weight, bool joined);
   // The single flow of a component: what fixes its rate, as the fill would say.
   uint32_t alone_fixed_by(uint32_t f, uint64_t rate) const;
   // Tests: re-solves the components around `links` and checks that the skip left every rate as is.
@@ -183,6 +188,25 @@ class FlowFabric final : public Fabric {
   QueuePairTable<QueuePair> queue_pairs_;
   std::vector<Joined> joined_;  // by Path::id (paths without one share slot 0: join_links checks the path)
   std::vector<LinkId> dirty_;
+  // Since the last consistent state (a solve or a skip): per link, the sum of path_key · weight of
+  // the flows that joined minus those that left, valid while `instant` is instant_; the flows
+  // that left with their rates and what fixed them; the flows that joined.
+  struct LinkChange {
+    uint128 delta = 0;
+    uint32_t instant = 0;
+  };
+  struct Departed {
+    const Path* path;
+    uint64_t max_rate;
+    uint64_t rate;
+    uint32_t fixed_by;
+    uint32_t weight;
+  };
+  std::vector<LinkChange> changes_;  // by LinkId
+  std::vector<Departed> departed_;
+  std::vector<uint32_t> arrivals_;
+  std::vector<uint32_t> matched_;  // scratch: arrivals_[i]'s entry in departed_
+  uint32_t instant_ = 1;           // counts recomputes
   bool recompute_pending_ = false;
   uint32_t epoch_ = 0;
   // scratch for one component, reused

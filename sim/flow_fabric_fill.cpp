@@ -13,7 +13,9 @@
 // 60,000 flows per component) was a third of the run.
 #include <algorithm>
 
+#include "sim/core/errors.h"
 #include "sim/flow_fabric.h"
+#include "sim/maxmin.h"
 
 namespace weft {
 namespace {
@@ -140,6 +142,39 @@ void FlowFabric::fill_component() {
       fix_flow(f, std::max<uint64_t>(share, 1), c.key());
       --unfixed;
     }
+  }
+}
+
+// The reference: MaxMinSolver on a copy of the component, its links in LinkId order (the fill's
+// tie-break) and each sender limit a private link after them, gives every flow the rate the fill
+// gave it; and no link carries more than its rate.
+void FlowFabric::check_component() const {
+  MaxMinSolver solver;
+  std::vector<LinkId> by_id = component_links_;
+  std::ranges::sort(by_id);
+  for (LinkId l : by_id) solver.add_link(links_[l].capacity);
+  std::vector<uint32_t> path;
+  for (uint32_t f : component_flows_) {
+    const FlowHot& hot = hot_[f];
+    path.clear();
+    for (LinkId l : links_of(f)) {
+      path.push_back(static_cast<uint32_t>(std::ranges::lower_bound(by_id, l) - by_id.begin()));
+    }
+    if (hot.max_rate > 0) {
+      const uint128 limit = std::min<uint128>(static_cast<uint128>(hot.max_rate) * hot.weight, UINT64_MAX);
+      path.push_back(solver.add_link(static_cast<uint64_t>(limit)));
+    }
+    solver.add_flow(path, hot.weight);
+  }
+  solver.solve();
+  for (uint32_t i = 0; i < component_flows_.size(); ++i)
+    WEFT_ASSERT(solver.rate(i) == hot_[component_flows_[i]].solved);
+  for (LinkId l : component_links_) {
+    WEFT_ASSERT(link_load(l) <= links_[l].capacity);
+    std::vector<uint32_t> flows = links_[l].flows, first = links_[same_flows_.first(links_[l].flow_set)].flows;
+    std::ranges::sort(flows);
+    std::ranges::sort(first);
+    WEFT_ASSERT(flows == first);  // no two sets' key sums collided
   }
 }
 

@@ -86,19 +86,27 @@ uint32_t FlowFabric::alone_fixed_by(uint32_t f, uint64_t rate) const {
   return rate < best_share ? kLimitKey : best;
 }
 
-// Its solves are the check's, not the run's: the counters stay as the run would leave them.
+// Its solves are the check's, not the run's: the counters stay as the run would leave them. Besides
+// the rates, what fixed each flow and how many each link fixed must be the solve's: the next skip
+// reads them.
 void FlowFabric::check_skip(std::span<const LinkId> links) {
   const FabricStats counted = stats_;
   ++epoch_;
-  std::vector<uint64_t> before;
+  std::vector<uint32_t> fixed_here(links_.size());
+  for (LinkId l = 0; l < links_.size(); ++l) fixed_here[l] = links_[l].fixed_here;
+  std::vector<std::pair<uint64_t, uint32_t>> before;
   for (LinkId l : links) {
     if (links_[l].mark == epoch_) continue;
     gather_component(l);
     if (component_flows_.empty()) continue;
     before.clear();
-    for (uint32_t f : component_flows_) before.push_back(hot_[f].rate);
+    for (uint32_t f : component_flows_) before.emplace_back(hot_[f].rate, hot_[f].fixed_by);
     solve_component();
-    for (size_t i = 0; i < component_flows_.size(); ++i) WEFT_ASSERT(hot_[component_flows_[i]].rate == before[i]);
+    for (size_t i = 0; i < component_flows_.size(); ++i) {
+      const FlowHot& hot = hot_[component_flows_[i]];
+      WEFT_ASSERT(hot.rate == before[i].first && hot.fixed_by == before[i].second);
+    }
+    for (LinkId c : component_links_) WEFT_ASSERT(links_[c].fixed_here == fixed_here[c]);
   }
   stats_ = counted;
 }
