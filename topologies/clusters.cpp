@@ -92,7 +92,7 @@ LinkSpec wire(const ClusterSpec& spec, double metres) {
   int gbps = port_gbps(spec);
   switch (n.technology) {
     case NetworkTechnology::infiniband:
-      return catalogue::infiniband_link(infiniband_name(gbps), metres);
+      return catalogue::infiniband_link(infiniband_name(gbps), metres, n.mtu);
     case NetworkTechnology::roce:
       return catalogue::ethernet_link(gbps, n.mtu, metres);
     case NetworkTechnology::ethernet: {

@@ -88,6 +88,8 @@ TEST_CASE("InfiniBand and RoCE goodput per packet overhead", "[catalogue]") {
   CHECK(ndr.goodput().bps() == 400'000'000'000ULL * 4096 / 4122);
   CHECK(ndr.latency == Time::ns(50));  // 10 m x 5 ns/m; no switch latency on the cable
   CHECK(infiniband("edr").data_rate == Bandwidth::gbps(100));
+  // A 2048 B path MTU: 26 B of headers per 2048 B (the network.mtu key reaches InfiniBand too).
+  CHECK(infiniband_link("NDR", 10, 2048).goodput().bps() == 400'000'000'000ULL * 2048 / 2074);
   CHECK(infiniband("Xdr").data_rate == Bandwidth::gbps(800));
 
   CHECK(roce_overhead_bytes() == 82);
@@ -153,6 +155,8 @@ TEST_CASE("catalogue lookups reject bad input with what is allowed", "[catalogue
   CHECK_THROWS_WITH(infiniband("ndx"), Catch::Contains("edr, hdr, ndr, xdr") && Catch::Contains("did you mean 'ndr'?"));
   CHECK_THROWS_WITH(ethernet(37), Catch::Contains("37") && Catch::Contains("400"));
   CHECK_THROWS_AS(ethernet_link(100, 1500), ConfigError);
+  CHECK_THROWS_WITH(infiniband_link("ndr", 3, 1500),
+                    Catch::Contains("infiniband: MTU 1500") && Catch::Contains("2048"));
   CHECK_THROWS_AS(infiniband_link("hdr", -1), ConfigError);
   CHECK_THROWS_WITH(nvlink_link(1, 4), Catch::Contains("generation 1") && Catch::Contains("2, 3, 4 or 5"));
   CHECK_THROWS_AS(nvlink_link(4, 0), ConfigError);

@@ -240,6 +240,11 @@ TEST_CASE("network link specs follow the catalogue: rates, headers, switch laten
     ++checked;
   }
   CHECK(checked > 0);
+  spec.network.mtu = 2048;  // the RDMA MTU reaches InfiniBand links (it reached RoCE links only)
+  Topology small_mtu = build_cluster(spec);
+  for (LinkId l = 0; l < small_mtu.link_count(); ++l) {
+    if (small_mtu.link(l).kind == LinkKind::infiniband) CHECK(small_mtu.link(l).mtu == 2048);
+  }
 }
 
 TEST_CASE("next_hops: the equal-cost choices a packet-level switch sprays or adapts over", "[clusters]") {

@@ -77,7 +77,6 @@ constexpr uint16_t kRoceOverhead = 82;
 
 // InfiniBand packet without GRH: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 B (IBA Vol. 1, fabric_models.md 2.3).
 constexpr uint16_t kIbHeaders = 26;
-constexpr uint32_t kIbMtu = 4096;
 
 constexpr Latencies kLatencies = {
     // NVIDIA has quoted ~130 ns for Quantum (HDR) switches; third-party pages give 150 ns and 330 ns for
@@ -142,6 +141,14 @@ bool iequals(std::string_view a, std::string_view b) {
 }
 
 bool is_power_of_two(uint32_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// An InfiniBand path MTU (IBA Vol. 1, 256 to 4096 bytes, powers of two), as InfiniBand and RoCEv2 use.
+uint32_t path_mtu(uint32_t mtu, std::string_view what) {
+  if (mtu < 256 || mtu > 4096 || !is_power_of_two(mtu)) {
+    throw ConfigError(fmt::format("{} {}; expected 256, 512, 1024, 2048 or 4096", what, mtu));
+  }
+  return mtu;
+}
 
 }  // namespace
 
@@ -231,12 +238,12 @@ const InfinibandSpeed& infiniband(std::string_view name) {
 
 // Switch port-to-port latency is not included: the cluster builder adds latencies().ib_switch to the
 // links that enter a switch, so a NIC-to-NIC cable is not charged for a switch it does not cross.
-LinkSpec infiniband_link(std::string_view name, double cable_metres) {
+LinkSpec infiniband_link(std::string_view name, double cable_metres, uint32_t mtu) {
   LinkSpec spec;
   spec.kind = LinkKind::infiniband;
   spec.rate = infiniband(name).data_rate;
   spec.latency = cable(cable_metres, "infiniband");
-  spec.mtu = kIbMtu;
+  spec.mtu = path_mtu(mtu, "infiniband: MTU");
   spec.header_bytes = kIbHeaders;
   return spec;
 }
@@ -257,11 +264,7 @@ LinkSpec ethernet_link(int gbps, uint32_t mtu, double cable_metres) {
   LinkSpec spec;
   spec.kind = LinkKind::ethernet;
   spec.rate = ethernet(gbps);
-  // RoCEv2 uses the InfiniBand path MTUs (IBA Vol. 1: 256, 512, 1024, 2048, 4096).
-  if (mtu < 256 || mtu > 4096 || !is_power_of_two(mtu)) {
-    throw ConfigError(fmt::format("ethernet: RoCE MTU {}; expected 256, 512, 1024, 2048 or 4096", mtu));
-  }
-  spec.mtu = mtu;
+  spec.mtu = path_mtu(mtu, "ethernet: RoCE MTU");  // RoCEv2 uses the InfiniBand path MTUs
   spec.header_bytes = kRoceOverhead;
   spec.latency = cable(cable_metres, "ethernet");
   return spec;

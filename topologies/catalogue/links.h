@@ -62,8 +62,8 @@ struct InfinibandSpeed {
 };
 std::span<const InfinibandSpeed> infiniband_speeds();
 const InfinibandSpeed& infiniband(std::string_view name);
-// LRH + BTH + ICRC + VCRC per packet; MTU 4096.
-LinkSpec infiniband_link(std::string_view name, double cable_metres = 3);
+// LRH + BTH + ICRC + VCRC per packet of `mtu` payload bytes (an IBA path MTU: 256 ... 4096).
+LinkSpec infiniband_link(std::string_view name, double cable_metres = 3, uint32_t mtu = 4096);
 
 // Ethernet at 10/25/40/50/100/200/400/800 Gb/s carrying RoCEv2.
 std::span<const int> ethernet_speeds_gbps();
