@@ -6,12 +6,15 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <span>
+#include <vector>
 
 #include "scenarios/run_cost.h"
 #include "scenarios/run_training.h"
 #include "sim/core/errors.h"
 #include "sim/core/parallel_for.h"
 #include "topologies/catalogue/gpus.h"
+#include "workloads/isolated_prefetch.h"
 #include "workloads/memory_model.h"
 #include "workloads/replayer.h"
 #include "workloads/training.h"
@@ -61,6 +64,7 @@ Ranking rank_candidate(const Scenario& scenario, const TrainingSpec& spec, const
   options.collectives = timing;
   options.calibration = t.network;
   options.isolated_cache = cache;  // candidates repeat communicators: each distinct collective runs once
+  options.isolated_threads = 1;    // the passes run candidates on every core (and prefetch_isolated)
   const Time step = replay(w, topology, scenario.system.cluster, options).step_time;
   const double peak = peak_flops(gpu, spec.precision) * static_cast<double>(w.ranks());
   return {step, step > Time() ? w.model_flops / step.seconds() / peak : 0.0};
@@ -143,11 +147,34 @@ struct Search {
   }
 };
 
+// Simulates ahead, on every core, the distinct isolated collectives the ranking of `specs` will time
+// (workloads/isolated_prefetch.h): one candidate's replay would otherwise run each on one core,
+// and two candidates that reach the same one at once would both run it.
+void prefetch_isolated(Search& search, std::span<const TrainingSpec* const> specs) {
+  const TrainingWorkload& t = *search.scenario.training();
+  const catalogue::GpuSpec& gpu = catalogue::gpu(t.gpu);
+  ReplayOptions options;
+  options.simulation() = search.scenario.simulation();
+  options.collectives = CollectiveTiming::isolated;
+  options.calibration = t.network;
+  IsolatedPrefetch ahead(search.topology, options, search.cache);
+  for (const TrainingSpec* spec : specs) {
+    ahead.add(generate_training(*spec, gpu, t.profile, RankSample::one_replica), search.scenario.system.cluster,
+              options);
+  }
+  ahead.run(search.options.threads);
+}
+
 // Pass 1: every plan, screened by NCCL's model or (a small search) ranked in isolation at once.
 void first_pass(Search& search, const PlanSpace& space, size_t n, PlanSearchResult& out) {
   const bool screen = out.screened > 0;
   const catalogue::GpuSpec& gpu = catalogue::gpu(search.scenario.training()->gpu);
   out.ranked.resize(n);
+  if (!screen) {
+    std::vector<const TrainingSpec*> specs;
+    for (size_t i = 0; i < n; ++i) specs.push_back(&space.plans[i]);
+    prefetch_isolated(search, specs);
+  }
   parallel_for(n, search.options.threads, [&](size_t i) {
     const TrainingSpec& spec = space.plans[i];
     const Ranking r =
@@ -165,6 +192,9 @@ void first_pass(Search& search, const PlanSpace& space, size_t n, PlanSearchResu
 // Pass 2: the best of the screen with collectives simulated in isolation.
 void isolated_pass(Search& search, PlanSearchResult& out) {
   if (out.screened == 0) return;
+  std::vector<const TrainingSpec*> specs;
+  for (size_t i = 0; i < out.isolated; ++i) specs.push_back(&out.ranked[i].spec);
+  prefetch_isolated(search, specs);
   parallel_for(out.isolated, search.options.threads, [&](size_t i) {
     RankedPlan& p = out.ranked[i];
     const Ranking r =

@@ -50,29 +50,36 @@ size_t IsolatedTimeCache::size() const {
   return times_.size();
 }
 
-IsolatedTimer::IsolatedTimer(Simulation& main, std::shared_ptr<IsolatedTimeCache> cache)
-    : main_(main), cache_(cache ? std::move(cache) : std::make_shared<IsolatedTimeCache>()) {}
+std::string isolated_time_key(Simulation& main, const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes) {
+  const IsolationKeying keying =
+      main.fabric().path_determined() ? IsolationKeying::by_paths : IsolationKeying::by_nodes;
+  return isolation_key(plan.schedule, rank_nodes, main.router(), keying);
+}
 
-Time IsolatedTimer::simulate(const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes) {
-  ++simulated_;
-  std::unique_ptr<Simulation> side = main_.isolated();
-  ScheduleExecutor executor(side->engine(), side->fabric(), plan.schedule, rank_nodes, side->recorder());
+Time run_alone(Simulation& side, const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes) {
+  ScheduleExecutor executor(side.engine(), side.fabric(), plan.schedule, rank_nodes, side.recorder());
   executor.allow_rank_images();  // it runs alone
   executor.start();
-  side->run();
+  side.run();
   return executor.end_time() - executor.start_time();
 }
+
+IsolatedTimer::IsolatedTimer(Simulation& main, std::shared_ptr<IsolatedTimeCache> cache)
+    : main_(main), cache_(cache ? std::move(cache) : std::make_shared<IsolatedTimeCache>()) {}
 
 std::optional<TimedCollective> IsolatedTimer::collective(const CollectivePlan& plan, CollectiveOp /*op*/,
                                                          Bytes /*bytes*/, std::span<const NodeIndex> rank_nodes) {
   auto [it, first] = times_.try_emplace(&plan);
   if (first) {
-    const IsolationKeying keying =
-        main_.fabric().path_determined() ? IsolationKeying::by_paths : IsolationKeying::by_nodes;
-    std::string key = isolation_key(plan.schedule, rank_nodes, main_.router(), keying);
+    std::string key = isolated_time_key(main_, plan, rank_nodes);
     const std::optional<Time> known = cache_->find(key);
-    it->second = known ? *known : simulate(plan, rank_nodes);
-    if (!known) cache_->add(std::move(key), it->second);
+    if (known) {
+      it->second = *known;
+    } else {
+      ++simulated_;
+      it->second = run_alone(*main_.isolated(), plan, rank_nodes);
+      cache_->add(std::move(key), it->second);
+    }
   }
   return TimedCollective{it->second};
 }

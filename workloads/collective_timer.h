@@ -75,6 +75,12 @@ class IsolatedTimeCache {
   std::unordered_map<std::string, Time> times_;
 };
 
+// The key `plan` on `rank_nodes` is kept under for runs isolated from `main` (isolation_key.h: by
+// its paths on a fabric that sees only paths, else by its GPUs); routes with main's router.
+std::string isolated_time_key(Simulation& main, const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes);
+// The time `plan` takes on `rank_nodes` alone in `side`, a fresh run (Simulation::isolated()).
+Time run_alone(Simulation& side, const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes);
+
 // Each distinct plan run once alone, in an isolated run of `main` (Simulation::isolated), then
 // memoised by plan and in `cache` (its own when none is given): on flow and analytic fabrics, by
 // the plan's paths up to the topology's symmetry, so 64 tensor-parallel groups cost one run.
@@ -87,8 +93,6 @@ class IsolatedTimer final : public CollectiveTimer {
   uint64_t simulated() const { return simulated_; }
 
  private:
-  Time simulate(const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes);
-
   Simulation& main_;
   std::shared_ptr<IsolatedTimeCache> cache_;
   std::unordered_map<const CollectivePlan*, Time> times_;

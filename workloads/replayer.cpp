@@ -12,6 +12,7 @@
 #include "topologies/metrics.h"
 #include "topologies/node_checks.h"
 #include "topologies/routing.h"
+#include "workloads/isolated_prefetch.h"
 
 namespace weft {
 
@@ -239,6 +240,36 @@ Replayer::PlanEntry& Replayer::plan_for(uint32_t comm, CollectiveOp op, Bytes by
   return *entry;
 }
 
+std::vector<Replayer::Upcoming> Replayer::upcoming_collectives() {
+  const size_t comms = workload_.communicators.size();
+  std::vector<std::vector<std::pair<CollectiveOp, Bytes>>> instances(comms);  // per communicator, by k
+  std::vector<uint64_t> issued(comms, 0);                                     // this rank's k so far
+  for (const Program& program : workload_.programs) {
+    for (const Op& op : program.ops) {
+      if (op.kind != OpKind::collective) continue;
+      auto& list = instances[op.comm];
+      const uint64_t k = issued[op.comm]++;
+      if (list.size() <= k) list.resize(k + 1, {op.collective, Bytes()});
+      list[k].second = std::max(list[k].second, op.bytes);
+    }
+    for (const Op& op : program.ops) {
+      if (op.kind == OpKind::collective) issued[op.comm] = 0;
+    }
+  }
+  std::vector<Upcoming> out;
+  for (uint32_t c = 0; c < comms; ++c) {
+    if (workload_.communicators[c].ranks.size() < 2) continue;  // launch() runs nothing for them
+    std::vector<std::pair<CollectiveOp, Bytes>>& list = instances[c];
+    std::ranges::sort(list);
+    const auto repeats = std::ranges::unique(list);
+    list.erase(repeats.begin(), repeats.end());
+    for (const auto& [op, bytes] : list) {
+      if (bytes != Bytes()) out.push_back({&plan_for(c, op, bytes).plan, comm_nodes_[c]});
+    }
+  }
+  return out;
+}
+
 // SMs an op's NCCL kernel holds from its issue to its end: one block per channel of the plan NCCL's
 // tuner picks; a send or receive holds at least one (NCCL gives each peer p2pnChannelsPerPeer,
 // topology-dependent: [assumption: one]). None when sharing is off or nothing moves.
@@ -333,9 +364,15 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
   RunTotals totals;
   for (RecorderSink* sink : std::initializer_list<RecorderSink*>{&ops, &tally, &totals}) sim.recorder().add_sink(*sink);
   for (RecorderSink* sink : options.sinks) sim.recorder().add_sink(*sink);
+  auto cache = options.isolated_cache ? options.isolated_cache : std::make_shared<IsolatedTimeCache>();
   std::unique_ptr<CollectiveTimer> timer =
-      make_collective_timer(options.collectives, sim, options.calibration, topology, options.isolated_cache);
+      make_collective_timer(options.collectives, sim, options.calibration, topology, cache);
   Replayer replayer(engine, sim.fabric(), topology, spec, workload, sim.recorder(), *timer, options.plan);
+  if (options.isolated_threads != 1) {
+    IsolatedPrefetch ahead(topology, options, cache);
+    ahead.add(replayer, sim, options);
+    ahead.run(options.isolated_threads);
+  }
   if (options.poll) {
     // Throws rather than returning false: a fabric with a clock of its own (SimGrid) calls
     // Engine::run many times and would carry on after an early return.

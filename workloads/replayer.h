@@ -55,6 +55,17 @@ class Replayer {
   // When not done(): the first op still waiting for its partners, for the error message.
   std::string stuck() const;
 
+  // A collective the replay will launch, planned before it starts (isolated_prefetch.h).
+  struct Upcoming {
+    const CollectivePlan* plan;  // the replayer's own: what launch() will time or run
+    std::span<const NodeIndex> nodes;
+  };
+  // Each distinct (communicator, op, size) the replay will launch. As arrive() groups them: the
+  // k-th collective of a communicator on each member rank is one instance, at the members' largest
+  // size; this reads k in program order, the order each rank issues one communicator's collectives
+  // in (a stream's program order) unless a rank spreads them over streams, when it is a guess.
+  std::vector<Upcoming> upcoming_collectives();
+
  private:
   struct StreamState;
   struct RankState;
@@ -115,6 +126,10 @@ struct ReplayOptions : SimulationSetup {
   // Isolated collective times kept across replays (the plan search's candidates): every replay
   // sharing it must run on the same topology, fabric model, setup and plan options.
   std::shared_ptr<IsolatedTimeCache> isolated_cache;
+  // Threads that simulate the distinct isolated collectives before the replay starts
+  // (isolated_prefetch.h; 0: one per core). 1: each when the replay reaches it, on this thread
+  // (callers that already replay on several threads, as the plan search does). Same times either way.
+  unsigned isolated_threads = 0;
 };
 
 // Validates and replays the workload to its end in a Simulation of `topology`.
