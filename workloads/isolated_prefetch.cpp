@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <functional>
 #include <unordered_set>
 
 #include "sim/core/parallel_for.h"
@@ -37,7 +36,7 @@ void IsolatedPrefetch::add(const Workload& workload, const ClusterSpec& spec, co
 }
 
 void IsolatedPrefetch::run(unsigned threads) {
-  std::ranges::stable_sort(jobs_, std::greater{}, &Job::steps);
+  std::stable_sort(jobs_.begin(), jobs_.end(), [](const Job& a, const Job& b) { return a.steps > b.steps; });
   std::atomic<size_t> next{0};
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<size_t>(threads, jobs_.size()));

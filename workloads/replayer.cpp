@@ -260,9 +260,8 @@ std::vector<Replayer::Upcoming> Replayer::upcoming_collectives() {
   for (uint32_t c = 0; c < comms; ++c) {
     if (workload_.communicators[c].ranks.size() < 2) continue;  // launch() runs nothing for them
     std::vector<std::pair<CollectiveOp, Bytes>>& list = instances[c];
-    std::ranges::sort(list);
-    const auto repeats = std::ranges::unique(list);
-    list.erase(repeats.begin(), repeats.end());
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
     for (const auto& [op, bytes] : list) {
       if (bytes != Bytes()) out.push_back({&plan_for(c, op, bytes).plan, comm_nodes_[c]});
     }
