@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <thread>
 #include <unordered_set>
 
+#include "sim/core/engine.h"
 #include "sim/core/parallel_for.h"
 
 namespace weft {
@@ -35,20 +37,24 @@ void IsolatedPrefetch::add(const Workload& workload, const ClusterSpec& spec, co
   add(replayer, sim, options);
 }
 
-void IsolatedPrefetch::run(unsigned threads) {
+void IsolatedPrefetch::run(unsigned threads, const std::function<bool()>& keep_going) {
   std::stable_sort(jobs_.begin(), jobs_.end(), [](const Job& a, const Job& b) { return a.steps > b.steps; });
   std::atomic<size_t> next{0};
+  std::atomic<bool> stopped{false};
+  const std::thread::id caller = std::this_thread::get_id();
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<size_t>(threads, jobs_.size()));
   // One worker per thread, each with a simulation of its own whose isolated runs share its router.
   parallel_for(threads, threads, [&](size_t /*worker*/) {
     Simulation base(topology_, setup_);
-    for (size_t j = next++; j < jobs_.size(); j = next++) {
+    for (size_t j = next++; j < jobs_.size() && !stopped; j = next++) {
       const Job& job = jobs_[j];
       cache_->add(job.key, run_alone(*base.isolated(), job.plan, job.nodes));
+      if (keep_going && std::this_thread::get_id() == caller && !keep_going()) stopped = true;
     }
   });
   jobs_.clear();
+  if (stopped) throw RunStopped("run stopped");
 }
 
 }  // namespace weft

@@ -8,6 +8,7 @@
 // only the wall time changes.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -30,8 +31,10 @@ class IsolatedPrefetch {
   // The same for a replay of `workload` under `options` (planned by a replayer of its own).
   void add(const Workload& workload, const ClusterSpec& spec, const ReplayOptions& options);
 
-  // Simulates every job, on up to `threads` threads (0: one per core), into the cache.
-  void run(unsigned threads);
+  // Simulates every job, on up to `threads` threads (0: one per core), into the cache. The calling
+  // thread asks `keep_going` after each job it ran (a replay's poll: progress, Ctrl-C); once it says
+  // no, no thread starts another and run throws RunStopped.
+  void run(unsigned threads, const std::function<bool()>& keep_going = {});
   size_t jobs() const { return jobs_.size(); }
 
  private:

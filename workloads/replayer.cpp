@@ -370,7 +370,9 @@ ReplayResult replay(const Workload& workload, const Topology& topology, const Cl
   if (options.isolated_threads != 1) {
     IsolatedPrefetch ahead(topology, options, cache);
     ahead.add(replayer, sim, options);
-    ahead.run(options.isolated_threads);
+    std::function<bool()> keep_going;
+    if (options.poll) keep_going = [&options] { return options.poll(Time(), 0); };
+    ahead.run(options.isolated_threads, keep_going);
   }
   if (options.poll) {
     // Throws rather than returning false: a fabric with a clock of its own (SimGrid) calls

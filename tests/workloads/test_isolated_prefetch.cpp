@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/core/engine.h"
 #include "tests/small_model.h"
 #include "topologies/catalogue/gpus.h"
 #include "topologies/systems.h"
@@ -81,6 +82,20 @@ TEST_CASE("isolated prefetch: the replay simulates nothing more and every op end
   const ReplayResult threaded = replay(w, t, c, isolated(0, nullptr));
   CHECK(threaded.step_time == serial.step_time);
   check_same_ops(serial, threaded);
+}
+
+TEST_CASE("isolated prefetch: a poll that says stop ends it after the job it ran", "[timer]") {
+  const ClusterSpec c = dgx(4);
+  const Topology t = build_cluster(c);
+  auto cache = std::make_shared<IsolatedTimeCache>();
+  IsolatedPrefetch ahead(t, isolated(1, cache), cache);
+  ahead.add(training_step(), c, isolated(1, cache));
+  REQUIRE(ahead.jobs() >= 4);
+  uint32_t polls = 0;
+  CHECK_THROWS_AS(ahead.run(1, [&polls] { return ++polls < 2; }), RunStopped);
+  CHECK(polls == 2);
+  CHECK(cache->size() == 2);  // one job per poll, none after the refusal
+  CHECK(ahead.jobs() == 0);
 }
 
 TEST_CASE("isolated prefetch: nothing to simulate where NCCL's model, measured fits or the fabric decide", "[timer]") {
