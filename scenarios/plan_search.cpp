@@ -54,17 +54,24 @@ struct Ranking {
   Time step;
   double mfu = 0;
 };
+// How a candidate's replay runs; prefetch_isolated plans with the same options, so it keys the same.
+ReplayOptions candidate_options(const Scenario& scenario, CollectiveTiming timing,
+                                const std::shared_ptr<IsolatedTimeCache>& cache) {
+  ReplayOptions options;
+  options.simulation() = scenario.simulation();
+  options.collectives = timing;
+  options.calibration = scenario.training()->network;
+  options.isolated_cache = cache;  // candidates repeat communicators: each distinct collective runs once
+  options.isolated_threads = 1;    // the passes run candidates on every core (and prefetch_isolated)
+  return options;
+}
+
 Ranking rank_candidate(const Scenario& scenario, const TrainingSpec& spec, const Topology& topology,
                        CollectiveTiming timing, const std::shared_ptr<IsolatedTimeCache>& cache) {
   const TrainingWorkload& t = *scenario.training();
   const catalogue::GpuSpec& gpu = catalogue::gpu(t.gpu);
   const Workload w = generate_training(spec, gpu, t.profile, RankSample::one_replica);
-  ReplayOptions options;
-  options.simulation() = scenario.simulation();
-  options.collectives = timing;
-  options.calibration = t.network;
-  options.isolated_cache = cache;  // candidates repeat communicators: each distinct collective runs once
-  options.isolated_threads = 1;    // the passes run candidates on every core (and prefetch_isolated)
+  const ReplayOptions options = candidate_options(scenario, timing, cache);
   const Time step = replay(w, topology, scenario.system.cluster, options).step_time;
   const double peak = peak_flops(gpu, spec.precision) * static_cast<double>(w.ranks());
   return {step, step > Time() ? w.model_flops / step.seconds() / peak : 0.0};
@@ -153,10 +160,7 @@ struct Search {
 void prefetch_isolated(Search& search, std::span<const TrainingSpec* const> specs) {
   const TrainingWorkload& t = *search.scenario.training();
   const catalogue::GpuSpec& gpu = catalogue::gpu(t.gpu);
-  ReplayOptions options;
-  options.simulation() = search.scenario.simulation();
-  options.collectives = CollectiveTiming::isolated;
-  options.calibration = t.network;
+  const ReplayOptions options = candidate_options(search.scenario, CollectiveTiming::isolated, search.cache);
   IsolatedPrefetch ahead(search.topology, options, search.cache);
   for (const TrainingSpec* spec : specs) {
     ahead.add(generate_training(*spec, gpu, t.profile, RankSample::one_replica), search.scenario.system.cluster,

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <thread>
-#include <unordered_set>
 
 #include "sim/core/engine.h"
 #include "sim/core/parallel_for.h"
@@ -16,13 +15,11 @@ IsolatedPrefetch::IsolatedPrefetch(const Topology& topology, SimulationSetup set
 
 void IsolatedPrefetch::add(Replayer& replayer, Simulation& main, const ReplayOptions& options) {
   if (options.collectives == CollectiveTiming::shared || options.calibration) return;
-  std::unordered_set<std::string> queued;
-  for (const Job& job : jobs_) queued.insert(job.key);
   for (const Replayer::Upcoming& u : replayer.upcoming_collectives()) {
     // NCCL's model times what its tuner estimated (NcclModelTimer); the rest run alone.
     if (options.collectives == CollectiveTiming::model && u.plan->choice.predicted_us > 0) continue;
     std::string key = isolated_time_key(main, *u.plan, u.nodes);
-    if (cache_->find(key) || !queued.insert(key).second) continue;
+    if (cache_->find(key) || !queued_.insert(key).second) continue;
     uint64_t steps = 0;
     for (const Stream& s : u.plan->schedule.streams) steps += step_count(s);
     jobs_.push_back({std::move(key), *u.plan, {u.nodes.begin(), u.nodes.end()}, steps});
@@ -54,6 +51,7 @@ void IsolatedPrefetch::run(unsigned threads, const std::function<bool()>& keep_g
     }
   });
   jobs_.clear();
+  queued_.clear();
   if (stopped) throw RunStopped("run stopped");
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "workloads/replayer.h"
@@ -49,6 +50,7 @@ class IsolatedPrefetch {
   SimulationSetup setup_;
   std::shared_ptr<IsolatedTimeCache> cache_;
   std::vector<Job> jobs_;
+  std::unordered_set<std::string> queued_;  // the jobs' keys
 };
 
 }  // namespace weft
