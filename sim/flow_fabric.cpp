@@ -121,6 +121,7 @@ void FlowFabric::join_links(uint32_t f) {
       head.followers.push_back(f);
       note_change(joined.flow, hot_[f].weight, /*joined=*/true);
       head_hot.weight += hot_[f].weight;
+      reweighted_.push_back(joined.flow);
       // The weight changed: re-solve its component. A head that joined without a solve (it has its
       // rate) has none of its links dirty yet, and the rejoin rule reads every changed link.
       if (head_hot.rate == 0) {
@@ -188,7 +189,7 @@ void FlowFabric::mark_dirty(LinkId l) {
 
 void FlowFabric::recompute() {
   recompute_pending_ = false;
-  if (!rejoin_without_solve()) {
+  if (!rejoin_without_solve() && !repair()) {
     ++epoch_;
     for (LinkId l : dirty_) {
       if (links_[l].mark == epoch_) continue;
@@ -199,6 +200,7 @@ void FlowFabric::recompute() {
   dirty_.clear();
   departed_.clear();
   arrivals_.clear();
+  reweighted_.clear();
   ++instant_;
 }
 
@@ -239,6 +241,7 @@ void FlowFabric::gather_component(LinkId seed) {
 
 void FlowFabric::solve_component() {
   ++stats_.rate_solves;
+  stats_.flows_solved += component_flows_.size();
   if (component_flows_.size() == 1) {  // alone on its links: the bottleneck rate, no solver needed
     const Flow& flow = flows_[component_flows_.front()];
     const FlowHot& hot = hot_[component_flows_.front()];

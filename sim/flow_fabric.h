@@ -1,6 +1,7 @@
 // Flow-level fabric: every active transfer is a flow holding a max-min fair share of each directed
-// link on its path. Rates are recomputed incrementally: only the connected component (flows that
-// share links, transitively) touched by a start or a finish is re-solved, once per instant.
+// link on its path. Rates are recomputed incrementally, once per instant: only the flows whose
+// rate a start or a finish can move are re-solved (flow_fabric_repair.cpp), or, when that cannot be
+// proved, the connected component (flows that share links, transitively) around it.
 // A flow's last byte leaves the source when its bytes drain at its (changing) fair rate, and
 // arrives one path latency later. Transfers of one queue pair (src, entropy) go one at a time, in
 // order: the next joins the links when the previous one has drained.
@@ -133,6 +134,15 @@ class FlowFabric final : public Fabric {
   void detach(uint32_t f, bool dirty = true);
   void mark_dirty(LinkId l);
   void recompute();
+  // The local repair (sim/flow_fabric_repair.cpp): re-solves only the flows whose rate this instant
+  // can move; false when it cannot prove the whole component's fill would agree.
+  bool repair();
+  void gather_region();
+  void enter_region(LinkId l);
+  void free_flow(uint32_t f);
+  void list_frozen();
+  void fix_frozen(uint32_t f);
+  bool fill_region();
   void gather_component(LinkId seed);
   void solve_component();
   // Max-min rates of the gathered component into FlowHot::solved (sim/flow_fabric_fill.cpp).
@@ -221,8 +231,8 @@ class FlowFabric final : public Fabric {
     uint32_t key() const { return static_cast<uint32_t>(packed); }
   };
   static constexpr uint32_t kLimitKey = 1U << 31;
-  enum class FillSource : uint8_t { none, order, heap, limit };
-  FillCandidate next_candidate();
+  enum class FillSource : uint8_t { none, order, heap, limit, frozen };
+  FillCandidate next_candidate(FillSource* source = nullptr);
   SameFlowLinks same_flows_;               // the component's links by their flows
   std::vector<FillCandidate> fill_order_;  // those by (first share, key)
   size_t fill_next_link_ = 0;
@@ -230,6 +240,16 @@ class FlowFabric final : public Fabric {
   std::vector<FillCandidate> fill_heap_;    // links back with a grown share
   std::vector<FillCandidate> fill_limits_;  // the sender limits, sorted by (share, key)
   std::vector<uint32_t> limited_flows_;     // the component's flows with a sender limit, in order
+  // The repair's frozen flows, each with the pop (its rate, what fixed it) that fixes it, in order.
+  struct FrozenPop {
+    FillCandidate pop;
+    uint32_t flow;
+  };
+  std::vector<FrozenPop> fill_frozen_;
+  size_t fill_next_frozen_ = 0;
+  std::vector<uint32_t> reweighted_;  // flows on the links whose weight grew in this instant
+  std::vector<uint32_t> forced_;      // frozen flows a region link would fix: free in the next attempt
+  static constexpr int kRepairAttempts = 4;
   uint64_t next_id_ = 0;
   FabricStats stats_;
   GroupPaths groups_{router_};

@@ -62,7 +62,7 @@ void FlowFabric::list_limits() {
 
 // The pops' order: the smallest (share, key) among the links in order of their first share, the
 // links that went back with a grown share (a heap), and the limits.
-FlowFabric::FillCandidate FlowFabric::next_candidate() {
+FlowFabric::FillCandidate FlowFabric::next_candidate(FillSource* source) {
   const FillCandidate* best = nullptr;
   FillSource from = FillSource::none;
   auto consider = [&](const FillCandidate* c, FillSource source) {
@@ -74,9 +74,13 @@ FlowFabric::FillCandidate FlowFabric::next_candidate() {
   consider(fill_next_link_ < fill_order_.size() ? &fill_order_[fill_next_link_] : nullptr, FillSource::order);
   consider(fill_heap_.empty() ? nullptr : &fill_heap_.front(), FillSource::heap);
   consider(fill_next_limit_ < fill_limits_.size() ? &fill_limits_[fill_next_limit_] : nullptr, FillSource::limit);
+  consider(fill_next_frozen_ < fill_frozen_.size() ? &fill_frozen_[fill_next_frozen_].pop : nullptr,
+           FillSource::frozen);
   const FillCandidate c = best == nullptr ? FillCandidate(0, UINT32_MAX) : *best;
   if (from == FillSource::order) ++fill_next_link_;
   if (from == FillSource::limit) ++fill_next_limit_;
+  if (from == FillSource::frozen) ++fill_next_frozen_;
+  if (source != nullptr) *source = from;
   if (from == FillSource::heap) {
     std::pop_heap(fill_heap_.begin(), fill_heap_.end(), after<FillCandidate, FillCandidate>);
     fill_heap_.pop_back();
@@ -103,6 +107,8 @@ bool FlowFabric::pops_in_fill(LinkId l) const {
 // once costs less than a heap of them all: most pops find a link whose flows were fixed already.
 void FlowFabric::fill_component() {
   list_limits();
+  fill_frozen_.clear();  // the repair's, when it gave up
+  fill_next_frozen_ = 0;
   fill_order_.clear();
   fill_heap_.clear();
   for (LinkId l : component_links_) {

@@ -13,6 +13,8 @@ struct FabricStats {
   uint64_t transfers_done = 0;
   Bytes bytes_delivered;
   uint64_t rate_solves = 0;     // flow-level: max-min recomputations (one per touched component)
+  uint64_t repairs = 0;         // flow-level: of those, local repairs (only the flows that could move)
+  uint64_t flows_solved = 0;    // flow-level: flows whose rate a recomputation derived
   uint64_t flows_rerated = 0;   // flow-level: flows whose rate was recomputed
   uint64_t solves_skipped = 0;  // flow-level: starts and finishes that provably moved no other rate
   // Packet-level counters (zero for the other models).
