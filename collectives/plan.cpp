@@ -173,18 +173,27 @@ Schedule build(Algorithm a, CollectiveOp op, Bytes size, const TunerInput& in, u
 
 Time microseconds(double us) { return Time::ps(static_cast<int64_t>(std::llround(us * 1e6))); }
 
+// The NVLink rings of a one-node communicator joined by NVLink cables (none for NVSwitch, PCIe, or
+// several nodes): each ring serves a channel each way. Once per plan: it scans every link of the
+// topology.
+std::vector<std::vector<uint32_t>> cable_rings(const Topology& t, const TunerInput& in,
+                                               std::span<const uint32_t> gpus) {
+  if (in.nodes != 1) return {};
+  return nvlink_rings(t, gpus, (in.channels + 1) / 2);
+}
+
 // The position each virtual ring position of channel c maps to (positions are node-major, see
-// communicator.h). One node joined by NVLink cables: the channel's NVLink ring (alternating
-// directions). Several nodes: within each node the ring starts at a different GPU per channel, so
-// channels leave the node through different GPUs and NICs (as NCCL's per-channel rings do).
-std::vector<uint32_t> ring_order(const Topology& t, const TunerInput& in, std::span<const uint32_t> gpus,
+// communicator.h). One node joined by NVLink cables: the channel's NVLink ring of `rings`
+// (cable_rings; alternating directions). Several nodes: within each node the ring starts at a
+// different GPU per channel, so channels leave the node through different GPUs and NICs (as NCCL's
+// per-channel rings do).
+std::vector<uint32_t> ring_order(const TunerInput& in, const std::vector<std::vector<uint32_t>>& rings,
                                  uint32_t channel) {
   uint32_t n = in.ranks(), g = in.gpus_per_node;
   std::vector<uint32_t> order(n);
   for (uint32_t i = 0; i < n; ++i) order[i] = i;
   if (in.nodes == 1) {
-    auto rings = nvlink_rings(t, gpus, (in.channels + 1) / 2);  // each ring serves a channel each way
-    if (rings.empty()) return order;                            // NVSwitch (no GPU-to-GPU cables) or PCIe: rank order
+    if (rings.empty()) return order;  // NVSwitch (no GPU-to-GPU cables) or PCIe: rank order
     std::vector<uint32_t> ring = rings[(channel / 2) % rings.size()];
     if (channel % 2 == 1) std::reverse(ring.begin() + 1, ring.end());
     return ring;
@@ -197,9 +206,10 @@ std::vector<uint32_t> ring_order(const Topology& t, const TunerInput& in, std::s
 // Relabels each channel's streams and peers with its ring order.
 void apply_ring_orders(Schedule& s, const Topology& t, const TunerInput& in, std::span<const uint32_t> gpus) {
   std::vector<std::vector<uint32_t>> orders;
+  const std::vector<std::vector<uint32_t>> rings = cable_rings(t, in, gpus);
   for (Stream& stream : s.streams) {
     while (orders.size() <= stream.channel) {
-      orders.push_back(ring_order(t, in, gpus, static_cast<uint32_t>(orders.size())));
+      orders.push_back(ring_order(in, rings, static_cast<uint32_t>(orders.size())));
     }
     const std::vector<uint32_t>& order = orders[stream.channel];
     stream.rank = order[stream.rank];
@@ -303,7 +313,7 @@ std::vector<uint32_t> channel_ranks(const CollectivePlan& plan, const Topology& 
   std::vector<uint32_t> order(n);
   for (uint32_t p = 0; p < n; ++p) order[p] = p;
   if (plan.simulated == Algorithm::ring || plan.simulated == Algorithm::tree) {
-    order = ring_order(topology, plan.input, layout.gpu_of_position, channel);
+    order = ring_order(plan.input, cable_rings(topology, plan.input, layout.gpu_of_position), channel);
   }
   std::vector<uint32_t> ranks(n);
   for (uint32_t p = 0; p < n; ++p) ranks[p] = layout.by_position[order[p]];
