@@ -249,7 +249,15 @@ class FlowFabric final : public Fabric {
   size_t fill_next_frozen_ = 0;
   std::vector<uint32_t> reweighted_;  // flows on the links whose weight grew in this instant
   std::vector<uint32_t> forced_;      // frozen flows a region link would fix: free in the next attempt
+  // When the repair gives way to whole-component solves (sim/flow_fabric_repair.cpp; measured on
+  // the Nemotron step and on NVL72 NVLSTree sweeps, whose instants change many links at once):
+  // after kRepairAttempts; after a failed attempt over more than kRepairMaxRetried flows, free and
+  // frozen (the next would read them all again); and in an instant of more than kRepairMaxChanged
+  // link changes (its components would be filled as one, and a frozen flow that moves anywhere in
+  // them retries them all).
   static constexpr int kRepairAttempts = 4;
+  static constexpr size_t kRepairMaxRetried = 1024;
+  static constexpr size_t kRepairMaxChanged = 32;
   uint64_t next_id_ = 0;
   FabricStats stats_;
   GroupPaths groups_{router_};

@@ -18,11 +18,13 @@
 // waits for its share. That is the whole fill seen from the region's links, pop for pop, as long
 // as no region link pops while a frozen flow on it is unfixed (it would fix it at another share or
 // by another link). When one does, that flow is freed and the repair runs again on the larger
-// region (Nemotron: 1.5 attempts per repair); after kRepairAttempts the components are solved
-// whole (0.7 % of its repairs). Ties between a frozen flow's pop and a region link break by LinkId
-// as in the fill (B is not a region link, so they never coincide); a frozen limit comes after every
-// link of its share, as limits do. With check_invariants on, every repair re-solves the components
-// around its region and checks each rate, what fixed it and each link's count.
+// region (Nemotron: 1.5 attempts per repair); after kRepairAttempts, or a failed attempt over a
+// large region, the components are solved whole (0.7 % of its repairs), and so are instants of
+// many changes (flow_fabric.h says why: the repair was slower there on NVL72 sweeps). Ties between
+// a frozen flow's pop and a region link break by LinkId as in the fill (B is not a region link, so
+// they never coincide); a frozen limit comes after every link of its share, as limits do. With
+// check_invariants on, every repair re-solves the components around its region and checks each
+// rate, what fixed it and each link's count.
 #include <algorithm>
 
 #include "sim/flow_fabric.h"
@@ -163,7 +165,7 @@ bool FlowFabric::fill_region() {
 }
 
 bool FlowFabric::repair() {
-  if (quotient_.active()) return false;
+  if (quotient_.active() || dirty_.size() > kRepairMaxChanged) return false;
   forced_.clear();
   for (int attempt = 0; attempt < kRepairAttempts; ++attempt) {
     gather_region();
@@ -175,6 +177,7 @@ bool FlowFabric::repair() {
       return true;
     }
     if (!fill_region()) {
+      if (component_flows_.size() + fill_frozen_.size() > kRepairMaxRetried) break;
       // The next attempt frees the same flows and more: their fixing links were rewritten by this one.
       forced_.insert(forced_.end(), component_flows_.begin(), component_flows_.end());
       continue;

@@ -67,3 +67,21 @@ TEST_CASE("flow: a repair that would move a frozen flow frees it and tries again
   CHECK(at_join.repairs == 2);       // the join was repaired, not solved whole
   CHECK(at_join.flows_solved == 7);  // three at the start, then all four
 }
+
+TEST_CASE("flow: an instant of many changes is solved whole", "[flow]") {
+  // 17 flows into GPU 0 start at once: 34 link changes, more than a repair takes
+  // (kRepairMaxChanged), so one whole-component solve; each gets 100 / 17 Gb/s. Their finishes,
+  // two changes each, are repaired.
+  Bench b(single_switch(18, link(100, Time::us(1))));
+  FabricStats at_start;
+  b.engine.schedule_at(Time(), [&b] {
+    for (uint32_t g = 1; g < 18; ++g) b.fabric->start(send(b, g, 0, 1'000'000 + g, g), [] {});
+  });
+  b.engine.schedule_at(Time::ps(1), [&b, &at_start] { at_start = b.fabric->stats(); });
+  REQUIRE_NOTHROW(b.engine.run());
+  CHECK(at_start.rate_solves == 1);
+  CHECK(at_start.repairs == 0);
+  CHECK(at_start.flows_solved == 17);
+  CHECK(b.fabric->stats().repairs > 0);
+  CHECK(b.fabric->stats().transfers_done == 17);
+}
