@@ -233,6 +233,9 @@ class FlowFabric final : public Fabric {
   static constexpr uint32_t kLimitKey = 1U << 31;
   enum class FillSource : uint8_t { none, order, heap, limit, frozen };
   FillCandidate next_candidate(FillSource* source = nullptr);
+  // The fill's pops (flow_fabric_fill.cpp), shared by the whole fill and the repair.
+  bool fix_at_limit(const FillCandidate& c);
+  bool link_due(const FillCandidate& c, uint64_t& share);
   SameFlowLinks same_flows_;               // the component's links by their flows
   std::vector<FillCandidate> fill_order_;  // those by (first share, key)
   size_t fill_next_link_ = 0;

@@ -103,6 +103,26 @@ bool FlowFabric::pops_in_fill(LinkId l) const {
   return link.capacity != c_k && link.capacity - c_k < link.unfixed;
 }
 
+// A limit's pop: fixes its flow unless a link did first; true when it did.
+bool FlowFabric::fix_at_limit(const FillCandidate& c) {
+  const uint32_t f = limited_flows_[c.key() & ~kLimitKey];
+  if (hot_[f].solved != 0) return false;
+  fix_flow(f, std::max<uint64_t>(c.share(), 1), kLimitKey);
+  return true;
+}
+
+// A link's pop: true, with its share, when it still has unfixed flows at the share it was queued
+// with. A stale entry (the link lost flows since) goes back with its grown share.
+bool FlowFabric::link_due(const FillCandidate& c, uint64_t& share) {
+  const Link& link = links_[c.key()];
+  if (link.unfixed == 0) return false;  // fixed by the other links of its flows
+  share = link.remaining / link.unfixed;
+  if (share == c.share()) return true;
+  fill_heap_.emplace_back(share, c.key());
+  std::push_heap(fill_heap_.begin(), fill_heap_.end(), after<FillCandidate, FillCandidate>);
+  return false;
+}
+
 // gather_component left each link's unfixed weight and each flow's `solved` at 0. Sorting the links
 // once costs less than a heap of them all: most pops find a link whose flows were fixed already.
 void FlowFabric::fill_component() {
@@ -125,22 +145,12 @@ void FlowFabric::fill_component() {
     const FillCandidate c = next_candidate();
     if (c.key() == UINT32_MAX) break;  // every flow crosses a link: not reached while one is unfixed
     if ((c.key() & kLimitKey) != 0) {
-      const uint32_t f = limited_flows_[c.key() & ~kLimitKey];
-      if (hot_[f].solved == 0) {
-        fix_flow(f, std::max<uint64_t>(c.share(), 1), kLimitKey);
-        --unfixed;
-      }
+      unfixed -= fix_at_limit(c) ? 1 : 0;
       continue;
     }
+    uint64_t share = 0;
+    if (!link_due(c, share)) continue;
     const Link& link = links_[c.key()];
-    if (link.unfixed == 0) continue;  // fixed by the other links of its flows
-    // A stale entry (the link lost flows since): its share only grew, so it goes back.
-    const uint64_t share = link.remaining / link.unfixed;
-    if (share != c.share()) {
-      fill_heap_.emplace_back(share, c.key());
-      std::push_heap(fill_heap_.begin(), fill_heap_.end(), after<FillCandidate, FillCandidate>);
-      continue;
-    }
     for (size_t i = 0; i < link.flows.size(); ++i) {
       if (i + kPrefetchAhead < link.flows.size()) prefetch(link.flows[i + kPrefetchAhead]);
       const uint32_t f = link.flows[i];

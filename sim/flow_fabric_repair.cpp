@@ -134,22 +134,12 @@ bool FlowFabric::fill_region() {
       continue;
     }
     if (from == FillSource::limit) {
-      const uint32_t f = limited_flows_[c.key() & ~kLimitKey];
-      if (hot_[f].solved == 0) {
-        fix_flow(f, std::max<uint64_t>(c.share(), 1), kLimitKey);
-        --unfixed;
-      }
+      unfixed -= fix_at_limit(c) ? 1 : 0;
       continue;
     }
+    uint64_t share = 0;
+    if (!link_due(c, share)) continue;
     const Link& link = links_[c.key()];
-    if (link.unfixed == 0) continue;
-    const uint64_t share = link.remaining / link.unfixed;
-    if (share != c.share()) {
-      fill_heap_.emplace_back(share, c.key());
-      std::push_heap(fill_heap_.begin(), fill_heap_.end(),
-                     [](const FillCandidate& a, const FillCandidate& b) { return a.packed > b.packed; });
-      continue;
-    }
     const size_t forced = forced_.size();
     for (uint32_t f : link.flows) {
       if (hot_[f].solved == 0 && hot_[f].mark != epoch_ - 1) forced_.push_back(f);
