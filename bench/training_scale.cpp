@@ -128,7 +128,9 @@ int run(int argc, char** argv) {
   std::printf("  wall: build %.2f s, generate %.2f s, replay %.2f s, total %.2f s; peak memory %.2f GiB\n", build_s,
               generate_s, replay_s, build_s + generate_s + replay_s, peak_rss_gib());
   std::fflush(stdout);  // bench/scale reads this line and may stop the run here
-  // How the plan search ranks a candidate: one replica (pp x cp ranks) of the same step.
+  // How the plan search ranks a candidate: one replica (pp x cp ranks) of the same step. Its
+  // collectives cannot share a fabric with ranks that have no programs: isolated timing only.
+  if (timing == "shared") return 0;
   t0 = std::chrono::steady_clock::now();
   const Workload one = generate_training(s, gpu, default_compute_profile(), RankSample::one_replica);
   options.isolated_cache = std::make_shared<IsolatedTimeCache>();  // its own runs, not the whole step's

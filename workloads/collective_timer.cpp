@@ -50,17 +50,21 @@ size_t IsolatedTimeCache::size() const {
   return times_.size();
 }
 
-std::string isolated_time_key(Simulation& main, const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes) {
+std::string isolated_time_key(Simulation& main, const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes,
+                              uint64_t entropy_base) {
   const IsolationKeying keying =
       main.fabric().path_determined() ? IsolationKeying::by_paths : IsolationKeying::by_nodes;
-  return isolation_key(plan.schedule, rank_nodes, main.router(), keying);
+  return isolation_key(plan.schedule, rank_nodes, main.router(), keying, entropy_base);
 }
 
-Time run_alone(Simulation& side, const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes) {
+Time run_alone(Simulation& side, const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes,
+               uint64_t entropy_base, FabricStats* stats) {
   ScheduleExecutor executor(side.engine(), side.fabric(), plan.schedule, rank_nodes, side.recorder());
+  executor.set_entropy_base(entropy_base);
   executor.allow_rank_images();  // it runs alone
   executor.start();
   side.run();
+  if (stats) *stats = side.fabric().stats();
   return executor.end_time() - executor.start_time();
 }
 
@@ -130,14 +134,15 @@ std::optional<Time> CalibratedTimer::p2p(NodeIndex src, NodeIndex dst, Bytes byt
 std::unique_ptr<CollectiveTimer> make_collective_timer(CollectiveTiming timing, Simulation& main,
                                                        std::shared_ptr<const NetworkCalibration> fits,
                                                        const Topology& topology,
-                                                       std::shared_ptr<IsolatedTimeCache> cache) {
+                                                       std::shared_ptr<IsolatedTimeCache> cache,
+                                                       std::unique_ptr<CollectiveTimer> shared) {
   std::unique_ptr<CollectiveTimer> timer;
   if (timing != CollectiveTiming::shared) {
     require_simulations(main.setup().fabric, 2, "fabrics", "use collective timing 'shared' with this fabric");
     timer = std::make_unique<IsolatedTimer>(main, std::move(cache));
     if (timing == CollectiveTiming::model) timer = std::make_unique<NcclModelTimer>(main.router(), std::move(timer));
   } else {
-    timer = std::make_unique<SharedFabricTimer>();
+    timer = shared ? std::move(shared) : std::make_unique<SharedFabricTimer>();
   }
   if (fits) timer = std::make_unique<CalibratedTimer>(std::move(fits), topology, std::move(timer));
   return timer;

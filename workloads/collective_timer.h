@@ -76,10 +76,14 @@ class IsolatedTimeCache {
 };
 
 // The key `plan` on `rank_nodes` is kept under for runs isolated from `main` (isolation_key.h: by
-// its paths on a fabric that sees only paths, else by its GPUs); routes with main's router.
-std::string isolated_time_key(Simulation& main, const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes);
-// The time `plan` takes on `rank_nodes` alone in `side`, a fresh run (Simulation::isolated()).
-Time run_alone(Simulation& side, const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes);
+// its paths on a fabric that sees only paths, else by its GPUs); routes with main's router, the
+// executor's streams at `entropy_base` (ScheduleExecutor::set_entropy_base).
+std::string isolated_time_key(Simulation& main, const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes,
+                              uint64_t entropy_base = 0);
+// The time `plan` takes on `rank_nodes` alone in `side`, a fresh run (Simulation::isolated()), its
+// streams at `entropy_base`; `stats`, when given, receives the run's fabric counters.
+Time run_alone(Simulation& side, const CollectivePlan& plan, std::span<const NodeIndex> rank_nodes,
+               uint64_t entropy_base = 0, FabricStats* stats = nullptr);
 
 // Each distinct plan run once alone, in an isolated run of `main` (Simulation::isolated), then
 // memoised by plan and in `cache` (its own when none is given): on flow and analytic fabrics, by
@@ -130,11 +134,13 @@ class CalibratedTimer final : public CollectiveTimer {
   std::unique_ptr<CollectiveTimer> fallback_;
 };
 
-// The timer a replay asks for: `timing` on `main`, under the measured fits when there are any.
+// The timer a replay asks for: `timing` on `main`, under the measured fits when there are any;
+// `shared`, when given, is shared timing's (default: SharedFabricTimer).
 // Throws ConfigError when isolated runs are impossible with main's fabric (SimGrid).
 std::unique_ptr<CollectiveTimer> make_collective_timer(CollectiveTiming timing, Simulation& main,
                                                        std::shared_ptr<const NetworkCalibration> fits,
                                                        const Topology& topology,
-                                                       std::shared_ptr<IsolatedTimeCache> cache = nullptr);
+                                                       std::shared_ptr<IsolatedTimeCache> cache = nullptr,
+                                                       std::unique_ptr<CollectiveTimer> shared = nullptr);
 
 }  // namespace weft

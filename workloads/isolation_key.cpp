@@ -90,10 +90,25 @@ class PathList {
   std::string out_;
 };
 
+// Every link of the paths a run asks for, repeats included (LinkList::links).
+class LinkList {
+ public:
+  void add(const Path& p) { links_.insert(links_.end(), p.links.begin(), p.links.end()); }
+  void add_leg(const Path& p) { add(p); }
+  void add_all(const PathSet& paths) {
+    for (const Path& p : paths) add(p);
+  }
+  std::vector<LinkId> take() { return std::move(links_); }
+
+ private:
+  std::vector<LinkId> links_;
+};
+
 // The legs of a group step with stream entropy `entropy` (what GroupPaths joins), or false when the
 // group crosses hosts.
+template <class Out>
 bool add_group_routes(const RankGroup& group, std::span<const NodeIndex> rank_nodes, uint64_t entropy, Router& router,
-                      PathList& out) {
+                      Out& out) {
   GroupTransfer g;
   for (uint32_t r : group.srcs) g.srcs.push_back(rank_nodes[r]);
   for (uint32_t r : group.dsts) g.dsts.push_back(rank_nodes[r]);
@@ -106,9 +121,11 @@ bool add_group_routes(const RankGroup& group, std::span<const NodeIndex> rank_no
   }
   return true;
 }
-// The paths of every send and group step, stream by stream (entropy = stream index, as
-// ScheduleExecutor gives an isolated run); false when a group crosses hosts.
-bool add_routes(const Schedule& s, std::span<const NodeIndex> rank_nodes, Router& router, PathList& out) {
+// The paths of every send and group step, stream by stream (entropy = entropy_base + stream index,
+// as ScheduleExecutor gives them); false when a group crosses hosts.
+template <class Out>
+bool add_routes(const Schedule& s, std::span<const NodeIndex> rank_nodes, uint64_t entropy_base, Router& router,
+                Out& out) {
   for (uint32_t i = 0; i < s.streams.size(); ++i) {
     const Stream& stream = s.streams[i];
     int64_t last_peer = -1;
@@ -116,12 +133,12 @@ bool add_routes(const Schedule& s, std::span<const NodeIndex> rank_nodes, Router
       if (r.kind == StepKind::local || static_cast<int64_t>(r.peer) == last_peer) continue;
       last_peer = r.peer;
       if (r.kind == StepKind::group) {
-        if (!add_group_routes(s.groups[r.peer], rank_nodes, i, router, out)) return false;
+        if (!add_group_routes(s.groups[r.peer], rank_nodes, entropy_base + i, router, out)) return false;
         last_peer = -1;
         continue;
       }
       const PathSet* stripes = nullptr;
-      const Path& path = router.route(rank_nodes[stream.rank], rank_nodes[r.peer], i, stripes);
+      const Path& path = router.route(rank_nodes[stream.rank], rank_nodes[r.peer], entropy_base + i, stripes);
       if (stripes != nullptr) {
         out.add_all(*stripes);
       } else {
@@ -135,12 +152,12 @@ bool add_routes(const Schedule& s, std::span<const NodeIndex> rank_nodes, Router
 }  // namespace
 
 std::string isolation_key(const Schedule& schedule, std::span<const NodeIndex> rank_nodes, Router& router,
-                          IsolationKeying keying) {
+                          IsolationKeying keying, uint64_t entropy_base) {
   std::string key;
   put_schedule(key, schedule);
   if (keying == IsolationKeying::by_paths) {
     PathList paths(router.topology());
-    if (add_routes(schedule, rank_nodes, router, paths)) {
+    if (add_routes(schedule, rank_nodes, entropy_base, router, paths)) {
       key += 'P';
       key += paths.take();
       return key;
@@ -149,6 +166,13 @@ std::string isolation_key(const Schedule& schedule, std::span<const NodeIndex> r
   key += 'N';
   for (NodeIndex n : rank_nodes) put(key, n);
   return key;
+}
+
+std::optional<std::vector<LinkId>> schedule_links(const Schedule& schedule, std::span<const NodeIndex> rank_nodes,
+                                                  Router& router, uint64_t entropy_base) {
+  LinkList links;
+  if (!add_routes(schedule, rank_nodes, entropy_base, router, links)) return std::nullopt;
+  return links.take();
 }
 
 }  // namespace weft

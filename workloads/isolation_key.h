@@ -11,8 +11,10 @@
 // while ECMP collisions that differ, a slower link or another GPU order give different keys.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "collectives/schedule.h"
 #include "topologies/routing.h"
@@ -24,9 +26,16 @@ enum class IsolationKeying : uint8_t {
   by_paths,  // the schedule and its paths up to a renaming of links
 };
 
-// The key (bytes to compare, not to read). by_paths falls back to by_nodes for a schedule with a
-// group step that crosses hosts (SHARP: the aggregation tree's legs are hashed on the way).
+// The key (bytes to compare, not to read) of the run whose executor has entropy base
+// `entropy_base` (ScheduleExecutor::set_entropy_base: it picks each stream's ECMP paths). by_paths
+// falls back to by_nodes for a schedule with a group step that crosses hosts (SHARP: the
+// aggregation tree's legs are hashed on the way).
 std::string isolation_key(const Schedule& schedule, std::span<const NodeIndex> rank_nodes, Router& router,
-                          IsolationKeying keying);
+                          IsolationKeying keying, uint64_t entropy_base = 0);
+
+// Every link the same run's transfers cross (repeats included), or nothing when a group step crosses
+// hosts (its legs are the aggregation tree's, found on the way).
+std::optional<std::vector<LinkId>> schedule_links(const Schedule& schedule, std::span<const NodeIndex> rank_nodes,
+                                                  Router& router, uint64_t entropy_base);
 
 }  // namespace weft

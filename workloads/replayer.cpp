@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <array>
 #include <deque>
-#include <initializer_list>
 #include <optional>
 
 #include "sim/core/errors.h"
@@ -12,7 +11,6 @@
 #include "topologies/metrics.h"
 #include "topologies/node_checks.h"
 #include "topologies/routing.h"
-#include "workloads/isolated_prefetch.h"
 
 namespace weft {
 
@@ -226,7 +224,7 @@ void Replayer::launch(uint32_t comm, uint64_t seq, Instance& inst) {
   }
   inst.executor =
       std::make_unique<ScheduleExecutor>(engine_, fabric_, inst.plan->plan.schedule, comm_nodes_[comm], recorder_);
-  inst.executor->set_entropy_base((uint64_t{comm} + 1) << 32);  // each communicator its own connections
+  inst.executor->set_entropy_base(comm_entropy(comm));
   inst.executor->start(std::move(complete));
 }
 
@@ -263,7 +261,7 @@ std::vector<Replayer::Upcoming> Replayer::upcoming_collectives() {
     std::sort(list.begin(), list.end());
     list.erase(std::unique(list.begin(), list.end()), list.end());
     for (const auto& [op, bytes] : list) {
-      if (bytes != Bytes()) out.push_back({&plan_for(c, op, bytes).plan, comm_nodes_[c]});
+      if (bytes != Bytes()) out.push_back({&plan_for(c, op, bytes).plan, comm_nodes_[c], c});
     }
   }
   return out;
@@ -310,8 +308,7 @@ void Replayer::post_p2p(uint32_t rank, uint32_t index) {
     return;
   }
   t.bytes = op.bytes;
-  // Point-to-point connections: one per (src, dst) pair, apart from every communicator's.
-  t.entropy = (uint64_t{1} << 63) | (uint64_t{src} << 31) | dst;
+  t.entropy = p2p_entropy(src, dst);  // one connection per (src, dst) pair, apart from every communicator's
   fabric_.start(t, std::move(done));
   if (workload_.sampled) start_copies(src, dst, t);
 }
@@ -325,7 +322,7 @@ void Replayer::start_copies(uint32_t src, uint32_t dst, Transfer t) {
   for (size_t k = 0; k < from.size(); ++k) {
     t.src = topology_.gpus()[workload_.gpu_of_rank[from[k]]];
     t.dst = topology_.gpus()[workload_.gpu_of_rank[to[k]]];
-    t.entropy = (uint64_t{1} << 63) | (uint64_t{from[k]} << 31) | to[k];
+    t.entropy = p2p_entropy(from[k], to[k]);
     fabric_.start(t, [] {});
   }
 }
@@ -345,51 +342,6 @@ std::string Replayer::stuck() const {
     }
   }
   return "ops wait on each other";
-}
-
-ReplayResult replay(const Workload& workload, const Topology& topology, const ClusterSpec& spec,
-                    const ReplayOptions& options) {
-  validate(workload);
-  if (workload.sampled && options.collectives == CollectiveTiming::shared) {
-    throw ConfigError(
-        fmt::format("workload '{}' has programs for some ranks only: its collectives must be timed "
-                    "in isolation or by NCCL's model (collective_timing: isolated or model)",
-                    workload.name));
-  }
-  Simulation sim(topology, options);
-  Engine& engine = sim.engine();
-  OpTimeline ops(workload);
-  CollectiveTally tally;
-  RunTotals totals;
-  for (RecorderSink* sink : std::initializer_list<RecorderSink*>{&ops, &tally, &totals}) sim.recorder().add_sink(*sink);
-  for (RecorderSink* sink : options.sinks) sim.recorder().add_sink(*sink);
-  auto cache = options.isolated_cache ? options.isolated_cache : std::make_shared<IsolatedTimeCache>();
-  std::unique_ptr<CollectiveTimer> timer =
-      make_collective_timer(options.collectives, sim, options.calibration, topology, cache);
-  Replayer replayer(engine, sim.fabric(), topology, spec, workload, sim.recorder(), *timer, options.plan);
-  if (options.isolated_threads != 1) {
-    IsolatedPrefetch ahead(topology, options, cache);
-    ahead.add(replayer, sim, options);
-    std::function<bool()> keep_going;
-    if (options.poll) keep_going = [&options] { return options.poll(Time(), 0); };
-    ahead.run(options.isolated_threads, keep_going);
-  }
-  if (options.poll) {
-    // Throws rather than returning false: a fabric with a clock of its own (SimGrid) calls
-    // Engine::run many times and would carry on after an early return.
-    engine.set_poll(
-        [&engine, &options] {
-          if (!options.poll(engine.now(), engine.events_processed())) throw RunStopped("run stopped");
-          return true;
-        },
-        options.poll_every);
-  }
-  replayer.start();
-  sim.run();
-  if (!replayer.done()) {
-    throw ConfigError(fmt::format("workload '{}' cannot finish: {}", workload.name, replayer.stuck()));
-  }
-  return {replayer.step_time(), std::move(ops), tally.stats(), totals.last.fabric, totals.last.events};
 }
 
 }  // namespace weft

@@ -59,12 +59,18 @@ class Replayer {
   struct Upcoming {
     const CollectivePlan* plan;  // the replayer's own: what launch() will time or run
     std::span<const NodeIndex> nodes;
+    uint32_t comm = 0;
   };
   // Each distinct (communicator, op, size) the replay will launch. As arrive() groups them: the
   // k-th collective of a communicator on each member rank is one instance, at the members' largest
   // size; this reads k in program order, the order each rank issues one communicator's collectives
   // in (a stream's program order) unless a rank spreads them over streams, when it is a guess.
   std::vector<Upcoming> upcoming_collectives();
+
+  // The flow entropy of a communicator's connections (its executors' entropy base: each
+  // communicator its own queue pairs and ECMP paths) and of the point-to-point connection src->dst.
+  static uint64_t comm_entropy(uint32_t comm) { return (uint64_t{comm} + 1) << 32; }
+  static uint64_t p2p_entropy(uint32_t src, uint32_t dst) { return (uint64_t{1} << 63) | (uint64_t{src} << 31) | dst; }
 
  private:
   struct StreamState;
@@ -130,6 +136,10 @@ struct ReplayOptions : SimulationSetup {
   // (isolated_prefetch.h; 0: one per core). 1: each when the replay reaches it, on this thread
   // (callers that already replay on several threads, as the plan search does). Same times either way.
   unsigned isolated_threads = 0;
+  // With shared timing, the collectives of a communicator that has its links to itself take the
+  // time of one run alone (own_links.h: exact, the same to the picosecond; much faster for steps of
+  // many tensor-parallel collectives). false: every collective on the fabric (the tests that prove it).
+  bool alone_on_own_links = true;
 };
 
 // Validates and replays the workload to its end in a Simulation of `topology`.
