@@ -281,14 +281,16 @@ void Replayer::post_p2p(uint32_t rank, uint32_t index) {
   const Op& op = workload_.programs[rank].ops[index];
   const bool is_send = op.kind == OpKind::send;
   const P2pKey key = is_send ? P2pKey{rank, op.peer, op.tag} : P2pKey{op.peer, rank, op.tag};
-  auto& mine = is_send ? posted_sends_[key] : posted_recvs_[key];
-  auto& theirs = is_send ? posted_recvs_[key] : posted_sends_[key];
-  if (theirs.empty()) {
-    mine.push_back(index);
+  auto& mine = is_send ? posted_sends_ : posted_recvs_;
+  auto& theirs = is_send ? posted_recvs_ : posted_sends_;
+  const auto waiting = theirs.find(key);
+  if (waiting == theirs.end()) {
+    mine[key].push_back(index);
     return;
   }
-  const uint32_t other = theirs.front();
-  theirs.erase(theirs.begin());
+  const uint32_t other = waiting->second.front();
+  waiting->second.erase(waiting->second.begin());
+  if (waiting->second.empty()) theirs.erase(waiting);  // a step's tags are many: keep only the waiting
   const uint32_t src = std::get<0>(key), dst = std::get<1>(key);
   const uint32_t send_op = is_send ? index : other, recv_op = is_send ? other : index;
   stream_of(src, send_op).started = stream_of(dst, recv_op).started = engine_.now();

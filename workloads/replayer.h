@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "collectives/executor.h"
@@ -78,6 +79,12 @@ class Replayer {
   struct Instance;
   struct PlanEntry;
   using P2pKey = std::tuple<uint32_t, uint32_t, uint32_t>;  // (src, dst, tag)
+  struct P2pKeyHash {
+    size_t operator()(const P2pKey& k) const {
+      const uint64_t pair = (uint64_t{std::get<0>(k)} << 32) | std::get<1>(k);
+      return std::hash<uint64_t>{}(pair * 0x9E3779B97F4A7C15ULL ^ std::get<2>(k));
+    }
+  };
 
   StreamState& stream_of(uint32_t rank, uint32_t op);
   void try_start(uint32_t rank, uint8_t stream);
@@ -104,7 +111,7 @@ class Replayer {
   std::vector<uint32_t> arrivals_needed_;                // per communicator: members with programs
   std::vector<std::map<uint64_t, Instance>> instances_;  // per communicator: pending, by sequence
   std::map<std::tuple<uint32_t, CollectiveOp, uint64_t>, std::unique_ptr<PlanEntry>> plans_;
-  std::map<P2pKey, std::vector<uint32_t>> posted_sends_, posted_recvs_;  // op indices, FIFO
+  std::unordered_map<P2pKey, std::vector<uint32_t>, P2pKeyHash> posted_sends_, posted_recvs_;  // op indices, FIFO
   CollectiveTimer& timer_;
   SmShare sm_share_;
   uint64_t ops_left_ = 0;
