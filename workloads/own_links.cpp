@@ -108,30 +108,30 @@ bool own_links_apply(Simulation& main) {
 }
 
 void OwnLinksTimer::alone(std::span<const PlanAlone> plans) {
-  for (const PlanAlone& p : plans) entropy_base_[p.plan] = p.entropy_base;
+  for (const PlanAlone& p : plans) plans_[p.plan].entropy_base = p.entropy_base;
 }
 
 std::optional<TimedCollective> OwnLinksTimer::collective(const CollectivePlan& plan, CollectiveOp /*op*/,
                                                          Bytes /*bytes*/, std::span<const NodeIndex> rank_nodes) {
-  const auto base = entropy_base_.find(&plan);
-  if (base == entropy_base_.end()) return std::nullopt;
-  auto [it, first] = by_plan_.try_emplace(&plan);
-  if (first) {
-    std::string key = isolated_time_key(main_, plan, rank_nodes, base->second);
+  const auto it = plans_.find(&plan);
+  if (it == plans_.end()) return std::nullopt;
+  Alone& alone = it->second;
+  if (!alone.run) {
+    std::string key = isolated_time_key(main_, plan, rank_nodes, alone.entropy_base);
     if (const auto known = by_key_.find(key); known != by_key_.end()) {
-      it->second = known->second;
+      alone.run = known->second;
     } else {
       ++simulated_;
       FabricStats stats;
-      const Time t = run_alone(*main_.isolated(), plan, rank_nodes, base->second, &stats);
-      it->second = {t, stats.transfers_done, stats.bytes_delivered};
-      by_key_.emplace(std::move(key), it->second);
+      const Time t = run_alone(*main_.isolated(), plan, rank_nodes, alone.entropy_base, &stats);
+      alone.run = Run{t, stats.transfers_done, stats.bytes_delivered};
+      by_key_.emplace(std::move(key), *alone.run);
     }
   }
-  totals_.transfers_started += it->second.transfers;
-  totals_.transfers_done += it->second.transfers;
-  totals_.bytes_delivered += it->second.bytes;
-  return TimedCollective{it->second.time};
+  totals_.transfers_started += alone.run->transfers;
+  totals_.transfers_done += alone.run->transfers;
+  totals_.bytes_delivered += alone.run->bytes;
+  return TimedCollective{alone.run->time};
 }
 
 }  // namespace weft

@@ -56,9 +56,12 @@ class OwnLinksTimer final : public CollectiveTimer {
     uint64_t transfers = 0;
     Bytes bytes;
   };
+  struct Alone {
+    uint64_t entropy_base = 0;
+    std::optional<Run> run;  // once its first instance was timed
+  };
   Simulation& main_;
-  std::unordered_map<const CollectivePlan*, uint64_t> entropy_base_;
-  std::unordered_map<const CollectivePlan*, Run> by_plan_;
+  std::unordered_map<const CollectivePlan*, Alone> plans_;
   std::unordered_map<std::string, Run> by_key_;  // plans of communicators that are images share a run
   FabricStats totals_;
   uint64_t simulated_ = 0;

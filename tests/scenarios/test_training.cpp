@@ -6,6 +6,7 @@
 
 #include "scenarios/scenario.h"
 #include "sim/core/errors.h"
+#include "tests/replay_checks.h"
 #include "tests/small_model.h"
 #include "topologies/catalogue/gpus.h"
 #include "topologies/systems.h"
@@ -43,12 +44,6 @@ size_t count_of(const Workload& w, uint32_t rank, CommGroup g, OpKind kind) {
   size_t n = 0;
   for (const Op& o : w.programs[rank].ops) n += o.kind == kind && o.group == g;
   return n;
-}
-
-ClusterSpec dgx(int nodes) {
-  ClusterSpec c = system_spec("dgx-h100");
-  c.nodes = nodes;
-  return c;
 }
 
 }  // namespace
@@ -176,7 +171,7 @@ TEST_CASE("CP: c-1 K/V blocks of 2 b (s/c) a_kv d B per layer forward, twice the
 TEST_CASE("Replay: the breakdown adds up and DDP overlaps backward", "[validation]") {
   TrainingSpec s = spec_for({.dp = 16}, 64);
   Workload w = generate(s);
-  ClusterSpec c = dgx(2);
+  ClusterSpec c = test::dgx_h100(2);
   Topology t = build_cluster(c);
   ReplayResult r = replay(w, t, c);
   StepBreakdown b = breakdown(w, r, peak_flops(catalogue::gpu("h100-sxm"), Precision::bf16));
@@ -195,7 +190,7 @@ TEST_CASE("Replay: the breakdown adds up and DDP overlaps backward", "[validatio
 TEST_CASE("Replay: same workload, same seed, same timings", "[validation]") {
   TrainingSpec s = spec_for({.tp = 2, .dp = 4, .pp = 2}, 8);
   Workload w = generate(s);
-  ClusterSpec c = dgx(2);
+  ClusterSpec c = test::dgx_h100(2);
   Topology t = build_cluster(c);
   ReplayResult a = replay(w, t, c), b = replay(w, t, c);
   REQUIRE(a.step_time == b.step_time);
@@ -208,7 +203,7 @@ TEST_CASE("Replay: same workload, same seed, same timings", "[validation]") {
 TEST_CASE("Replay: each op leaves through the Recorder once, as the result's timeline holds it", "[unit]") {
   TrainingSpec s = spec_for({.tp = 2, .dp = 2, .pp = 2}, 4);
   Workload w = generate(s);
-  ClusterSpec c = dgx(1);
+  ClusterSpec c = test::dgx_h100(1);
   Topology t = build_cluster(c);
   struct Counting : OpTimeline {
     using OpTimeline::OpTimeline;
@@ -240,7 +235,7 @@ TEST_CASE("Replay: each op leaves through the Recorder once, as the result's tim
 TEST_CASE("Replay: each collective and the run's counters leave through the Recorder", "[unit]") {
   TrainingSpec s = spec_for({.tp = 2, .dp = 2, .pp = 2}, 4);
   Workload w = generate(s);
-  ClusterSpec c = dgx(1);
+  ClusterSpec c = test::dgx_h100(1);
   Topology t = build_cluster(c);
   struct Watching : CollectiveTally {
     uint8_t hooks() const override { return CollectiveTally::hooks() | static_cast<uint8_t>(Hook::runs); }
@@ -281,7 +276,7 @@ TEST_CASE("1F1B bubble: idle fraction (p-1)/(m+p-1) when communication is nearly
   // microseconds against milliseconds of compute); m = 8 micro-batches.
   TrainingSpec s = spec_for({.dp = 1, .pp = 4}, 8);
   Workload w = generate(s);
-  ClusterSpec c = dgx(1);
+  ClusterSpec c = test::dgx_h100(1);
   Topology t = build_cluster(c);
   StepBreakdown b = breakdown(w, replay(w, t, c), 0);
   // The first and last stages also run the embedding and logits, so stages are not quite equal.
@@ -296,7 +291,7 @@ TEST_CASE("Interleaved 1F1B: the bubble shrinks by the number of chunks", "[vali
   s.pipeline = PipelineKind::interleaved;
   s.virtual_stages = 2;
   Workload w = generate(s);
-  ClusterSpec c = dgx(1);
+  ClusterSpec c = test::dgx_h100(1);
   Topology t = build_cluster(c);
   StepBreakdown b = breakdown(w, replay(w, t, c), 0);
   CHECK(b.mean.idle.seconds() / b.step_time.seconds() == Approx(3.0 / 19.0).margin(0.04));
@@ -372,7 +367,7 @@ compare:
 TEST_CASE("One replica: with isolated collectives its step is the whole step, to the picosecond", "[validation]") {
   // The plan search ranks candidates on one rank per pipeline stage and cp position (the tp, ep and dp
   // copies run the same program on GPUs that are images of each other on a rail-optimised DGX).
-  const ClusterSpec c = dgx(2);
+  const ClusterSpec c = test::dgx_h100(2);
   const Topology t = build_cluster(c);
   ReplayOptions isolated;
   isolated.collectives = CollectiveTiming::isolated;

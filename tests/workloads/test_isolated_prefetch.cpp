@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/core/engine.h"
+#include "tests/replay_checks.h"
 #include "tests/small_model.h"
 #include "topologies/catalogue/gpus.h"
 #include "topologies/systems.h"
@@ -15,14 +16,9 @@
 #include "workloads/training.h"
 
 using namespace weft;
+using test::check_same_ops;
 
 namespace {
-
-ClusterSpec dgx(int nodes) {
-  ClusterSpec c = system_spec("dgx-h100");
-  c.nodes = nodes;
-  return c;
-}
 
 // Tensor, pipeline and data parallelism on 4 nodes (32 GPUs): collectives inside nodes and across them.
 Workload training_step() {
@@ -42,21 +38,10 @@ ReplayOptions isolated(unsigned threads, std::shared_ptr<IsolatedTimeCache> cach
   return o;
 }
 
-void check_same_ops(const ReplayResult& a, const ReplayResult& b) {
-  REQUIRE(a.ops.timings().size() == b.ops.timings().size());
-  for (size_t r = 0; r < a.ops.timings().size(); ++r) {
-    REQUIRE(a.ops.timings()[r].size() == b.ops.timings()[r].size());
-    for (size_t i = 0; i < a.ops.timings()[r].size(); ++i) {
-      CHECK(a.ops.timings()[r][i].started == b.ops.timings()[r][i].started);
-      CHECK(a.ops.timings()[r][i].ended == b.ops.timings()[r][i].ended);
-    }
-  }
-}
-
 }  // namespace
 
 TEST_CASE("isolated prefetch: the replay simulates nothing more and every op ends when it would have", "[timer]") {
-  const ClusterSpec c = dgx(4);
+  const ClusterSpec c = test::dgx_h100(4);
   const Topology t = build_cluster(c);
   const Workload w = training_step();
   auto one_by_one = std::make_shared<IsolatedTimeCache>();
@@ -85,7 +70,7 @@ TEST_CASE("isolated prefetch: the replay simulates nothing more and every op end
 }
 
 TEST_CASE("isolated prefetch: a poll that says stop ends it after the job it ran", "[timer]") {
-  const ClusterSpec c = dgx(4);
+  const ClusterSpec c = test::dgx_h100(4);
   const Topology t = build_cluster(c);
   auto cache = std::make_shared<IsolatedTimeCache>();
   IsolatedPrefetch ahead(t, isolated(1, cache), cache);
@@ -99,7 +84,7 @@ TEST_CASE("isolated prefetch: a poll that says stop ends it after the job it ran
 }
 
 TEST_CASE("isolated prefetch: nothing to simulate where NCCL's model, measured fits or the fabric decide", "[timer]") {
-  const ClusterSpec c = dgx(2);
+  const ClusterSpec c = test::dgx_h100(2);
   const Topology t = build_cluster(c);
   TrainingSpec s;
   s.model = test::small_model();
@@ -126,7 +111,7 @@ TEST_CASE("isolated prefetch: nothing to simulate where NCCL's model, measured f
 }
 
 TEST_CASE("upcoming collectives: the k-th of each rank is one instance, at the members' largest size", "[timer]") {
-  const ClusterSpec c = dgx(1);
+  const ClusterSpec c = test::dgx_h100(1);
   const Topology t = build_cluster(c);
   Workload w;
   w.name = "uneven";

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/core/engine.h"
+#include "tests/replay_checks.h"
 #include "tests/small_model.h"
 #include "topologies/catalogue/gpus.h"
 #include "topologies/systems.h"
@@ -19,12 +20,6 @@
 using namespace weft;
 
 namespace {
-
-ClusterSpec dgx(int nodes) {
-  ClusterSpec c = system_spec("dgx-h100");
-  c.nodes = nodes;
-  return c;
-}
 
 Workload training_step(ParallelSizes parallel) {
   TrainingSpec s;
@@ -44,14 +39,7 @@ ReplayOptions shared(bool alone) {
 
 void check_same_step(const ReplayResult& a, const ReplayResult& b) {
   CHECK(a.step_time == b.step_time);
-  REQUIRE(a.ops.timings().size() == b.ops.timings().size());
-  for (size_t r = 0; r < a.ops.timings().size(); ++r) {
-    REQUIRE(a.ops.timings()[r].size() == b.ops.timings()[r].size());
-    for (size_t i = 0; i < a.ops.timings()[r].size(); ++i) {
-      CHECK(a.ops.timings()[r][i].started == b.ops.timings()[r][i].started);
-      CHECK(a.ops.timings()[r][i].ended == b.ops.timings()[r][i].ended);
-    }
-  }
+  test::check_same_ops(a, b);
   REQUIRE(a.collectives.size() == b.collectives.size());
   for (size_t i = 0; i < a.collectives.size(); ++i) {
     CHECK(a.collectives[i].count == b.collectives[i].count);
@@ -81,7 +69,7 @@ std::multiset<CommGroup> groups_alone(const Workload& w, const Topology& t, cons
 
 TEST_CASE("own links: tensor-parallel groups inside hosts are timed alone, the step to the picosecond", "[timer]") {
   // TP8 inside each of 4 DGX H100 hosts, pipeline and data parallelism across them.
-  const ClusterSpec c = dgx(4);
+  const ClusterSpec c = test::dgx_h100(4);
   const Topology t = build_cluster(c);
   const Workload w = training_step({.tp = 8, .dp = 2, .pp = 2});
   const std::multiset<CommGroup> alone = groups_alone(w, t, c);
@@ -98,7 +86,7 @@ TEST_CASE("own links: tensor-parallel groups inside hosts are timed alone, the s
 
 TEST_CASE("own links: communicators that share a link stay on the fabric", "[timer]") {
   // TP4 and DP2 inside one host: every GPU's NVLink ports carry both.
-  const ClusterSpec c = dgx(1);
+  const ClusterSpec c = test::dgx_h100(1);
   const Topology t = build_cluster(c);
   const Workload w = training_step({.tp = 4, .dp = 2, .pp = 1});
   CHECK(groups_alone(w, t, c).empty());
@@ -122,7 +110,7 @@ TEST_CASE("own links: communicators that share a link stay on the fabric", "[tim
 }
 
 TEST_CASE("own links: a communicator spread over two streams of a rank stays on the fabric", "[timer]") {
-  const ClusterSpec c = dgx(4);
+  const ClusterSpec c = test::dgx_h100(4);
   const Topology t = build_cluster(c);
   Workload w = training_step({.tp = 8, .dp = 2, .pp = 2});
   REQUIRE(groups_alone(w, t, c).count(CommGroup::tp) == 4);
@@ -136,7 +124,7 @@ TEST_CASE("own links: a communicator spread over two streams of a rank stays on 
 }
 
 TEST_CASE("own links: not where the fabric reports each transfer or is not path-determined", "[timer]") {
-  const Topology t = build_cluster(dgx(2));
+  const Topology t = build_cluster(test::dgx_h100(2));
   Simulation flow(t, SimulationSetup{"flow"});
   CHECK(own_links_apply(flow));
   MemorySink transfers;  // wants each transfer: only the fabric can report them
@@ -180,7 +168,7 @@ std::pair<std::string, size_t> key_and_links(const Workload& w, const Topology& 
 
 TEST_CASE("own links: the run alone takes the communicator's own ECMP paths", "[timer]") {
   // The only traffic, so alone on its links, across the spines: the step is the same to the picosecond.
-  const ClusterSpec c = dgx(64);
+  const ClusterSpec c = test::dgx_h100(64);
   const Topology t = build_cluster(c);
   const Workload w = across_spine(1);
   CHECK(groups_alone(w, t, c).count(CommGroup::dp) == 1);
