@@ -150,11 +150,15 @@ void fit_gemms(const std::vector<Instance>& inst, const std::string& gpu, Networ
     if (i.op.kind != LoweredKind::compute || !i.op.gemm || i.measured_us <= 0) continue;
     const GemmShape& g = *i.op.gemm;
     const double rate = g.flops() / (i.measured_us * 1e-6);
-    const double peak = peak_flops(spec, g.dtype == "float32" ? Precision::tf32 : parse_precision(g.dtype));
+    const Precision p = g.dtype == "float32" ? Precision::tf32 : parse_precision(g.dtype);
     // The profile's efficiency is the full-wave one the training model multiplies by each GEMM's
-    // wave efficiency (workloads/gemm_waves.h), so the measured shape's own waves come out of it.
+    // wave efficiency (workloads/gemm_waves.h), so the measured shape's own waves come out of it, and
+    // so does its output's unhidden write (gemm_cost), a time no efficiency scales.
     const double waves = wave_efficiency(g.m, g.n, static_cast<uint32_t>(spec.sms));
-    by_class[shape_class(g)].emplace_back(rate / (peak * waves), rate / 1e12);
+    const double write_s = unhidden_write_seconds(spec, element_bytes(p)) * static_cast<double>(g.m * g.n);
+    const double compute_s = i.measured_us * 1e-6 - write_s;
+    if (compute_s <= 0) continue;  // faster than its output can be written: not a GEMM time to learn from
+    by_class[shape_class(g)].emplace_back(g.flops() / compute_s / (peak_flops(spec, p) * waves), rate / 1e12);
   }
   for (const char* c : {"small", "medium", "large"}) {
     auto it = by_class.find(c);

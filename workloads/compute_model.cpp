@@ -116,8 +116,10 @@ GpuEfficiencies& entry_for(ComputeProfile& p, std::string_view gpu) {
   return p.gpus.emplace_back(GpuEfficiencies{std::string(gpu), {}, ""});
 }
 
-// FLOP/s an op of class `c` runs at. Memory-bound kernels run on the fp32 vector units whatever the
-// storage type (norms and softmax accumulate in fp32) at their full rate: their bytes decide.
+}  // namespace
+
+// Memory-bound kernels run on the fp32 vector units whatever the storage type (norms and softmax
+// accumulate in fp32) at their full rate: their bytes decide.
 double compute_rate(const catalogue::GpuSpec& gpu, Precision p, OpClass c, const Efficiencies& eff) {
   switch (c) {
     case OpClass::gemm:
@@ -132,8 +134,6 @@ double compute_rate(const catalogue::GpuSpec& gpu, Precision p, OpClass c, const
   WEFT_ASSERT(false);
   return 0;
 }
-
-}  // namespace
 
 std::string_view precision_name(Precision p) { return kPrecisionNames[static_cast<size_t>(p)]; }
 

@@ -115,6 +115,9 @@ Time op_time(const catalogue::GpuSpec& gpu, Precision p, OpClass c, double flops
 Time op_time(const catalogue::GpuSpec& gpu, Precision p, OpClass c, double flops, double bytes,
              const ComputeProfile& profile);
 
+// FLOP/s the FLOPs of an op of class `c` run at on `gpu`: the peak at `p` times the class's efficiency.
+double compute_rate(const catalogue::GpuSpec& gpu, Precision p, OpClass c, const Efficiencies& eff);
+
 // FLOPs per byte above which an op of class `c` is compute-bound on `gpu` (the roofline's ridge).
 double ridge_point(const catalogue::GpuSpec& gpu, Precision p, OpClass c, const Efficiencies& eff);
 

@@ -27,16 +27,16 @@ uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 // Tensor dimensions are whole numbers of elements; the formulas give them as doubles.
 uint64_t whole(double x) { return static_cast<uint64_t>(std::llround(x)); }
 
-double cost(double m, double n, double k, uint32_t sms, uint64_t groups) {
-  return full_wave_flops(whole(m), whole(n), whole(k), sms, groups);
+double cost(double m, double n, double k, const GemmDevice& device, uint64_t groups) {
+  return gemm_cost(whole(m), whole(n), whole(k), device, groups);
 }
 
 // The three GEMMs of a linear layer of `in` x `out` weights over `tokens` rows (of each of `groups`
 // such layers run as one grouped GEMM).
-GemmPasses linear(double tokens, double in, double out, uint32_t sms, uint64_t groups = 1) {
-  return {.forward = cost(tokens, out, in, sms, groups),
-          .input_grad = cost(tokens, in, out, sms, groups),
-          .weight_grad = cost(in, out, tokens, sms, groups)};
+GemmPasses linear(double tokens, double in, double out, const GemmDevice& device, uint64_t groups = 1) {
+  return {.forward = cost(tokens, out, in, device, groups),
+          .input_grad = cost(tokens, in, out, device, groups),
+          .weight_grad = cost(in, out, tokens, device, groups)};
 }
 
 GemmPasses operator+(const GemmPasses& a, const GemmPasses& b) {
@@ -63,13 +63,27 @@ double full_wave_flops(uint64_t m, uint64_t n, uint64_t k, uint32_t sms, uint64_
   return flops / wave_efficiency(m, n, sms, groups);
 }
 
-LayerGemmCost layer_gemm_cost(const ModelConfig& m, const LayerShape& shape, uint32_t sms) {
+double unhidden_write_seconds(const catalogue::GpuSpec& gpu, uint32_t output_bytes) {
+  return gpu.memory_bandwidth > 0 ? kUnhiddenOutputWrite * output_bytes / gpu.memory_bandwidth : 0.0;
+}
+
+GemmDevice gemm_device(const catalogue::GpuSpec& gpu, double flops_per_s, uint32_t output_bytes) {
+  return {.sms = static_cast<uint32_t>(gpu.sms),
+          .flops_per_output = unhidden_write_seconds(gpu, output_bytes) * flops_per_s};
+}
+
+double gemm_cost(uint64_t m, uint64_t n, uint64_t k, const GemmDevice& device, uint64_t groups) {
+  const double outputs = static_cast<double>(groups * m) * static_cast<double>(n);
+  return full_wave_flops(m, n, k, device.sms, groups) + device.flops_per_output * outputs;
+}
+
+LayerGemmCost layer_gemm_cost(const ModelConfig& m, const LayerShape& shape, const GemmDevice& device) {
   const double t = shape.tp;
   const double tokens = static_cast<double>(shape.micro_batch) * static_cast<double>(shape.seq) / shape.cp;
   const double h = m.hidden, q = static_cast<double>(m.heads) * head_dim(m);
   const double kv = static_cast<double>(m.kv_heads) * head_dim(m);
-  const GemmPasses qkv = linear(tokens, h, (q + 2 * kv) / t, sms), out = linear(tokens, q / t, h, sms);
-  const GemmPasses mlp = linear(tokens, h, fc1_columns(m, t), sms) + linear(tokens, m.ffn / t, h, sms);
+  const GemmPasses qkv = linear(tokens, h, (q + 2 * kv) / t, device), out = linear(tokens, q / t, h, device);
+  const GemmPasses mlp = linear(tokens, h, fc1_columns(m, t), device) + linear(tokens, m.ffn / t, h, device);
   const LayerFlops plain = layer_forward_flops(m, shape);
   const auto pass = [&](double GemmPasses::*p) {
     LayerFlops f = plain;
@@ -82,17 +96,18 @@ LayerGemmCost layer_gemm_cost(const ModelConfig& m, const LayerShape& shape, uin
 }
 
 GemmPasses expert_gemm_cost(const ModelConfig& m, const LayerShape& shape, uint32_t ep, double capacity_factor,
-                            uint32_t sms) {
+                            const GemmDevice& device) {
   const double t = shape.tp;
   const double tokens = static_cast<double>(shape.micro_batch) * static_cast<double>(shape.seq) / shape.cp;
   const uint64_t local = m.experts / ep;
   const double capacity = std::ceil(tokens * m.top_k * capacity_factor * ep / m.experts);
-  return linear(capacity, m.hidden, fc1_columns(m, t), sms, local) + linear(capacity, m.ffn / t, m.hidden, sms, local);
+  return linear(capacity, m.hidden, fc1_columns(m, t), device, local) +
+         linear(capacity, m.ffn / t, m.hidden, device, local);
 }
 
-GemmPasses logits_gemm_cost(const ModelConfig& m, const LayerShape& shape, uint32_t sms) {
+GemmPasses logits_gemm_cost(const ModelConfig& m, const LayerShape& shape, const GemmDevice& device) {
   const double tokens = static_cast<double>(shape.micro_batch) * static_cast<double>(shape.seq) / shape.cp;
-  return linear(tokens, m.hidden, static_cast<double>(m.vocab) / shape.tp, sms);
+  return linear(tokens, m.hidden, static_cast<double>(m.vocab) / shape.tp, device);
 }
 
 }  // namespace weft

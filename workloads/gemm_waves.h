@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "topologies/catalogue/gpus.h"
 #include "workloads/model.h"
 
 namespace weft {
@@ -28,17 +29,43 @@ double wave_efficiency(uint64_t m, uint64_t n, uint32_t sms, uint64_t groups = 1
 // FLOPs at full-wave speed: 2 m n k groups / wave_efficiency(m, n, sms, groups).
 double full_wave_flops(uint64_t m, uint64_t n, uint64_t k, uint32_t sms, uint64_t groups = 1);
 
+// The part of writing a GEMM's output to HBM that its main loop does not hide, as a fraction of
+// writing it at the GPU's HBM bandwidth. Fitted to OpenXLA's default matmul table for H100
+// (xla/service/gpu/model/matmul_interpolator_data.h, key sm_90, bf16 in and out; measured GEMM
+// times, not training steps): over its 46 shapes with at least 4 M outputs (b x m x n), the time
+// t = t0 + F / P + g x outputs fits with a median error of 1.7 % (6.0 % without the output term),
+// P = 834 TFLOP/s, t0 = 5.1 us and g = 0.335 ps per output, which is 0.56 of writing 2 bytes at
+// 3.35 TB/s. Other GPUs: the same fraction [assumption: no such table was found for them; Ampere's
+// kernels, without Hopper's asynchronous stores, likely hide less]. t0, the launch and tail of a lone
+// timed kernel, is left out: a training step's kernels queue behind each other.
+inline constexpr double kUnhiddenOutputWrite = 0.56;
+
+// A GPU as a GEMM's cost sees it: the SMs its waves fill (0: waves left out) and the FLOPs of GEMM
+// work that the unhidden write of one output element costs (0: left out).
+struct GemmDevice {
+  uint32_t sms = 0;
+  double flops_per_output = 0;
+};
+// Seconds of that unhidden write per output element of `output_bytes` on `gpu` (0 without its HBM
+// bandwidth).
+double unhidden_write_seconds(const catalogue::GpuSpec& gpu, uint32_t output_bytes);
+// `gpu` running GEMMs at `flops_per_s` and writing `output_bytes` per output element.
+GemmDevice gemm_device(const catalogue::GpuSpec& gpu, double flops_per_s, uint32_t output_bytes);
+
+// A GEMM's cost in FLOPs of GEMM work: its full-wave FLOPs plus its outputs' unhidden write.
+double gemm_cost(uint64_t m, uint64_t n, uint64_t k, const GemmDevice& device, uint64_t groups = 1);
+
 // One layer's GEMMs on one rank, by piece (LayerFlops' qkv, out_proj, mlp), for each pass: the
 // forward GEMM (tokens x out, inner in), the input gradient (tokens x in, inner out) and the
-// weight gradient (in x out, inner tokens), each in full-wave FLOPs. The attention products
+// weight gradient (in x out, inner tokens), each as gemm_cost gives it. The attention products
 // (batched over heads) and the router (a few columns) keep their plain FLOPs; `mlp` is the dense
 // MLP's (expert_gemm_cost below is the MoE layer's).
 struct LayerGemmCost {
   LayerFlops forward, input_grad, weight_grad;
 };
-LayerGemmCost layer_gemm_cost(const ModelConfig& m, const LayerShape& shape, uint32_t sms);
+LayerGemmCost layer_gemm_cost(const ModelConfig& m, const LayerShape& shape, const GemmDevice& device);
 
-// A linear layer's three GEMMs (or their sums over several layers), in full-wave FLOPs.
+// A linear layer's three GEMMs (or their sums over several layers), as gemm_cost gives them.
 struct GemmPasses {
   double forward = 0, input_grad = 0, weight_grad = 0;
 };
@@ -47,9 +74,9 @@ struct GemmPasses {
 // GroupedMLP): each expert is padded to its capacity, ceil(tokens x top_k x capacity_factor x ep /
 // experts) rows, the rows weft's expert FLOPs already charge (LayerFlops::mlp x capacity_factor).
 GemmPasses expert_gemm_cost(const ModelConfig& m, const LayerShape& shape, uint32_t ep, double capacity_factor,
-                            uint32_t sms);
+                            const GemmDevice& device);
 
 // The same three GEMMs of the vocabulary projection (tokens x V/t, inner h).
-GemmPasses logits_gemm_cost(const ModelConfig& m, const LayerShape& shape, uint32_t sms);
+GemmPasses logits_gemm_cost(const ModelConfig& m, const LayerShape& shape, const GemmDevice& device);
 
 }  // namespace weft

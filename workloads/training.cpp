@@ -182,7 +182,7 @@ uint32_t StageRun::output_layer_forward(uint32_t x) {
     x = ctx.collective("fwd output all-gather", Phase::forward, CommGroup::tp, tp, detail::kTpStream,
                        CollectiveOp::all_gather, hidden, {x});
   }
-  const double gemm = logits_gemm_cost(ctx.spec.model, ctx.shape, ctx.sms()).forward;
+  const double gemm = logits_gemm_cost(ctx.spec.model, ctx.shape, ctx.gemm()).forward;
   x = ctx.compute("fwd logits + loss", Phase::forward, gemm, 0, vocab * (2 * ctx.element_bytes + 4), {x}, logits);
   if (tp >= 0) {
     for (const char* what :
@@ -200,7 +200,7 @@ uint32_t StageRun::output_layer_forward(uint32_t x) {
 uint32_t StageRun::output_layer_backward(uint32_t stashed) {
   const double logits = logits_forward_flops(ctx.spec.model, ctx.shape);
   const double vocab = tokens() * ctx.spec.model.vocab / ctx.shape.tp;
-  const GemmPasses gemm = logits_gemm_cost(ctx.spec.model, ctx.shape, ctx.sms());
+  const GemmPasses gemm = logits_gemm_cost(ctx.spec.model, ctx.shape, ctx.gemm());
   uint32_t g = ctx.compute("bwd logits", Phase::backward, gemm.input_grad + gemm.weight_grad, 0,
                            vocab * (4 + ctx.element_bytes), {stashed}, 2 * logits);
   const int32_t tp = ctx.comms.tp[ctx.rank];

@@ -34,8 +34,9 @@ struct RankContext {
   LayerShape shape;        // this rank's slice of one micro-batch
   uint32_t element_bytes;  // activations and the tensors they exchange
 
-  // The SMs a GEMM's waves fill (gemm_waves.h).
-  uint32_t sms() const { return static_cast<uint32_t>(gpu.sms); }
+  // The GPU as this rank's GEMMs see it (gemm_waves.h): its SMs, and its GEMM rate and HBM for the
+  // outputs' write (in bf16 from fp8 GEMMs too: Transformer Engine's fp8 GEMMs write bf16).
+  GemmDevice gemm() const;
 
   // Helpers that append one op; each returns its index.
   uint32_t compute(const char* label, Phase phase, double gemm_flops, double attention_flops, double bytes,

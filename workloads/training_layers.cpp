@@ -12,6 +12,11 @@
 
 namespace weft::detail {
 
+GemmDevice RankContext::gemm() const {
+  const uint32_t output_bytes = spec.precision == Precision::fp8 ? 2 : weft::element_bytes(spec.precision);
+  return gemm_device(gpu, compute_rate(gpu, spec.precision, OpClass::gemm, efficiency), output_bytes);
+}
+
 uint32_t RankContext::compute(const char* label, Phase phase, double gemm_flops, double attention_flops, double bytes,
                               const std::vector<uint32_t>& after, double useful_flops) {
   // The gemm and attention parts run as their own kernels; the memory-bound part (norms, residual
@@ -152,7 +157,7 @@ uint32_t ring_attention(RankContext& c, Phase phase, double attention_flops, dou
 
 uint32_t emit_layer_forward(RankContext& c, Phase phase, uint32_t /*layer*/, uint32_t /*micro_batch*/, uint32_t input) {
   const auto f = layer_forward_flops(c.spec.model, c.shape);
-  const LayerFlops g = layer_gemm_cost(c.spec.model, c.shape, c.sms()).forward;  // f's GEMMs, by their waves
+  const LayerFlops g = layer_gemm_cost(c.spec.model, c.shape, c.gemm()).forward;  // f's GEMMs, by their waves
   const auto b = layer_forward_bytes(c.spec.model, c.shape);
   const bool useful = phase == Phase::forward;
   const double block_bytes = (b.norms + b.residual) / 2;  // one norm and one residual add per block
@@ -176,7 +181,7 @@ uint32_t emit_layer_forward(RankContext& c, Phase phase, uint32_t /*layer*/, uin
       x = c.collective("fwd moe dispatch", phase, CommGroup::ep, c.comms.ep[c.rank], kEpStream,
                        CollectiveOp::all_to_all, dispatch, {x});
     }
-    const double experts = expert_gemm_cost(c.spec.model, c.shape, c.spec.parallel.ep, cf, c.sms()).forward;
+    const double experts = expert_gemm_cost(c.spec.model, c.shape, c.spec.parallel.ep, cf, c.gemm()).forward;
     x = c.compute("fwd experts", phase, experts, 0, (b.activation + b.casts_mlp) * cf, {x}, useful ? f.mlp : 0);
     if (c.comms.ep[c.rank] >= 0) {
       x = c.collective("fwd moe combine", phase, CommGroup::ep, c.comms.ep[c.rank], kEpStream, CollectiveOp::all_to_all,
@@ -191,7 +196,7 @@ uint32_t emit_layer_forward(RankContext& c, Phase phase, uint32_t /*layer*/, uin
 uint32_t emit_layer_backward(RankContext& c, uint32_t /*layer*/, uint32_t /*micro_batch*/, uint32_t grad_in,
                              uint32_t& weights_done) {
   const auto f = layer_forward_flops(c.spec.model, c.shape);
-  const LayerGemmCost cost = layer_gemm_cost(c.spec.model, c.shape, c.sms());
+  const LayerGemmCost cost = layer_gemm_cost(c.spec.model, c.shape, c.gemm());
   const LayerFlops& in = cost.input_grad;
   const LayerFlops& wg = cost.weight_grad;
   const auto b = layer_forward_bytes(c.spec.model, c.shape);
@@ -204,7 +209,7 @@ uint32_t emit_layer_backward(RankContext& c, uint32_t /*layer*/, uint32_t /*micr
     const int32_t ep = c.comms.ep[c.rank];
     if (ep >= 0)
       g = c.collective("bwd moe combine", bwd, CommGroup::ep, ep, kEpStream, CollectiveOp::all_to_all, dispatch, {g});
-    const GemmPasses experts = expert_gemm_cost(c.spec.model, c.shape, c.spec.parallel.ep, cf, c.sms());
+    const GemmPasses experts = expert_gemm_cost(c.spec.model, c.shape, c.spec.parallel.ep, cf, c.gemm());
     g = c.compute("bwd experts", bwd, experts.input_grad + experts.weight_grad, 0,
                   (backward_bytes(b.activation) + b.casts_mlp_backward) * cf, {g}, 2 * f.mlp);
     if (ep >= 0)

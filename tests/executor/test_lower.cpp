@@ -15,14 +15,16 @@ namespace weft {
 
 TEST_CASE("a lowered DP+TP+PP step has paired sends and consistent communicators", "[unit][executor]") {
   // 16 A100s in two DGX nodes, tp 2 x pp 2 x dp 4 (dgx-h100 here trips a tuner error in weft run too).
+  // Micro-batches of 2 x 1024 tokens: layers whose GEMMs run above half the GEMM rate, so that some
+  // compute lowers as a GEMM (equivalent_gemm); with 512-token ones none does once outputs are costed.
   const Scenario sc = load_scenario_text(R"(name: dp tp pp
 system: {name: dgx-a100, nodes: 2}
 workload:
   model: gpt-2-124m
   parallel: {tp: 2, pp: 2}
   collective_timing: isolated
-  batch: {global: 8, micro: 1}
-  seq_len: 512
+  batch: {global: 16, micro: 2}
+  seq_len: 1024
 )",
                                          "mem.yaml");
   const Lowered l = lower_scenario(sc, "");

@@ -35,14 +35,14 @@ TEST_CASE("gemm waves: a layer's GEMM shapes add up to its FLOPs", "[gemm_waves]
   const ModelConfig& m = model("llama-3-8b");
   const LayerShape shape{.micro_batch = 2, .seq = 8192, .tp = 4, .cp = 2};
   const LayerFlops plain = layer_forward_flops(m, shape);
-  const LayerGemmCost cost = layer_gemm_cost(m, shape, 0);
+  const LayerGemmCost cost = layer_gemm_cost(m, shape, GemmDevice{});
   for (const LayerFlops* f : {&cost.forward, &cost.input_grad, &cost.weight_grad}) {
     CHECK(f->qkv == Approx(plain.qkv).epsilon(1e-12));
     CHECK(f->out_proj == Approx(plain.out_proj).epsilon(1e-12));
     CHECK(f->mlp == Approx(plain.mlp).epsilon(1e-12));
     CHECK(f->attention == plain.attention);
   }
-  const GemmPasses logits = logits_gemm_cost(m, shape, 0);
+  const GemmPasses logits = logits_gemm_cost(m, shape, GemmDevice{});
   CHECK(logits.forward == Approx(logits_forward_flops(m, shape)).epsilon(1e-12));
   CHECK(logits.input_grad == Approx(logits.forward).epsilon(1e-12));
 }
@@ -52,7 +52,7 @@ TEST_CASE("gemm waves: each pass quantises its own output shape", "[gemm_waves]"
   ModelConfig m{.name = "t", .layers = 1, .hidden = 5120, .heads = 40, .kv_heads = 40, .ffn = 13824, .vocab = 32000};
   const LayerShape shape{.micro_batch = 1, .seq = 4096, .tp = 2};
   const LayerFlops plain = layer_forward_flops(m, shape);
-  const LayerGemmCost cost = layer_gemm_cost(m, shape, 132);
+  const LayerGemmCost cost = layer_gemm_cost(m, shape, GemmDevice{.sms = 132});
   // Forward, 4096 x 7680: 960 large tiles in 8 waves (1056 slots), or 1920 of 128 x 128 in 15
   // (1980 at half the area = 990): 960 / 990.
   CHECK(cost.forward.qkv == Approx(plain.qkv * 990 / 960).epsilon(1e-12));
@@ -75,12 +75,41 @@ TEST_CASE("gemm waves: the experts' rows are their capacity, all of them the mod
   // = 2560 rows.
   const ModelConfig& m = model("mixtral-8x7b");
   const LayerShape shape{.micro_batch = 1, .seq = 4096};
-  const GemmPasses plain = expert_gemm_cost(m, shape, 2, 1.25, 0);
+  const GemmPasses plain = expert_gemm_cost(m, shape, 2, 1.25, GemmDevice{});
   CHECK(plain.forward == Approx(layer_forward_flops(m, shape).mlp * 1.25).epsilon(1e-12));
   CHECK(plain.weight_grad == Approx(plain.forward).epsilon(1e-12));
-  const GemmPasses waves = expert_gemm_cost(m, shape, 2, 1.25, 132);
+  const GemmPasses waves = expert_gemm_cost(m, shape, 2, 1.25, GemmDevice{.sms = 132});
   CHECK(waves.forward ==
         Approx(full_wave_flops(2560, 28672, 4096, 132, 4) + full_wave_flops(2560, 4096, 14336, 132, 4)).epsilon(1e-12));
   CHECK(waves.weight_grad ==
         Approx(full_wave_flops(4096, 28672, 2560, 132, 4) + full_wave_flops(14336, 4096, 2560, 132, 4)).epsilon(1e-12));
+}
+
+TEST_CASE("gemm waves: a GEMM's output costs its unhidden write on top of its FLOPs", "[gemm_waves]") {
+  // H100 SXM: 3.35 TB/s of HBM3, 132 SMs; bf16 GEMMs at 0.803 x 989 TFLOP/s. Writing one bf16 output
+  // at 3.35 TB/s takes 2 / 3.35e12 s = 0.597 ps; 0.56 of it stays unhidden: 0.334 ps, which the
+  // GEMM rate turns into 0.334e-12 x 794.2e12 = 265.5 FLOPs of work per output.
+  const catalogue::GpuSpec& h100 = catalogue::gpu("h100-sxm");
+  REQUIRE(h100.memory_bandwidth == Approx(3.35e12));
+  const double rate = 0.803 * h100.bf16_flops;
+  const GemmDevice device = gemm_device(h100, rate, 2);
+  CHECK(device.sms == 132);
+  CHECK(unhidden_write_seconds(h100, 2) == Approx(0.56 * 2 / 3.35e12).epsilon(1e-12));
+  CHECK(device.flops_per_output == Approx(0.56 * 2 / 3.35e12 * rate).epsilon(1e-12));
+  // 4096 x 4096 x 4096 fills its waves (512 tiles of 128 x 256 on 132 SMs: 3.88 waves; 128 x 128
+  // tiles: 1024 in 8 waves, 1056 slots at half the area = 528 > 512): 2 m n k / (512/528) plus
+  // 16.8 M outputs' write.
+  const double outputs = 4096.0 * 4096;
+  CHECK(gemm_cost(4096, 4096, 4096, device) ==
+        Approx(full_wave_flops(4096, 4096, 4096, 132) + outputs * device.flops_per_output).epsilon(1e-12));
+  // The write is the same time whatever k: a share 4x larger at k = 1024 than at k = 4096 (its
+  // time over the FLOPs' time: 265.5 / (2 k x 528/512), 3.2 % at k = 4096).
+  const double share_4096 = outputs * device.flops_per_output / full_wave_flops(4096, 4096, 4096, 132);
+  const double share_1024 = outputs * device.flops_per_output / full_wave_flops(4096, 4096, 1024, 132);
+  CHECK(share_4096 == Approx(0.0314).epsilon(0.01));
+  CHECK(share_1024 == Approx(4 * share_4096).epsilon(1e-9));
+  // A GPU without a known HBM bandwidth leaves the write out.
+  catalogue::GpuSpec unknown = h100;
+  unknown.memory_bandwidth = 0;
+  CHECK(gemm_device(unknown, rate, 2).flops_per_output == 0);
 }
