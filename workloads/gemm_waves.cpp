@@ -34,9 +34,10 @@ double cost(double m, double n, double k, const GemmDevice& device, uint64_t gro
 // The three GEMMs of a linear layer of `in` x `out` weights over `tokens` rows (of each of `groups`
 // such layers run as one grouped GEMM).
 GemmPasses linear(double tokens, double in, double out, const GemmDevice& device, uint64_t groups = 1) {
+  const GemmDevice accumulating{.sms = device.sms, .flops_per_output = device.flops_per_gradient};
   return {.forward = cost(tokens, out, in, device, groups),
           .input_grad = cost(tokens, in, out, device, groups),
-          .weight_grad = cost(in, out, tokens, device, groups)};
+          .weight_grad = cost(in, out, tokens, accumulating, groups)};
 }
 
 GemmPasses operator+(const GemmPasses& a, const GemmPasses& b) {

@@ -41,10 +41,15 @@ double full_wave_flops(uint64_t m, uint64_t n, uint64_t k, uint32_t sms, uint64_
 inline constexpr double kUnhiddenOutputWrite = 0.56;
 
 // A GPU as a GEMM's cost sees it: the SMs its waves fill (0: waves left out) and the FLOPs of GEMM
-// work that the unhidden write of one output element costs (0: left out).
+// work that the unhidden write of one output element costs (0: left out). A weight gradient's output
+// is the rank's gradient buffer, into which every micro-batch adds its gradient, so each of its
+// elements is read and written (Megatron-LM's gradient_accumulation_fusion does it in the GEMM, into
+// fp32 main_grad; PyTorch's autograd adds into .grad): flops_per_gradient costs that, at the same
+// unhidden fraction [assumption: the table above has no GEMM that reads its output].
 struct GemmDevice {
   uint32_t sms = 0;
   double flops_per_output = 0;
+  double flops_per_gradient = 0;
 };
 // Seconds of that unhidden write per output element of `output_bytes` on `gpu` (0 without its HBM
 // bandwidth).
@@ -57,8 +62,8 @@ double gemm_cost(uint64_t m, uint64_t n, uint64_t k, const GemmDevice& device, u
 
 // One layer's GEMMs on one rank, by piece (LayerFlops' qkv, out_proj, mlp), for each pass: the
 // forward GEMM (tokens x out, inner in), the input gradient (tokens x in, inner out) and the
-// weight gradient (in x out, inner tokens), each as gemm_cost gives it. The attention products
-// (batched over heads) and the router (a few columns) keep their plain FLOPs; `mlp` is the dense
+// weight gradient (in x out, inner tokens, its outputs at flops_per_gradient), each as gemm_cost gives it. The
+// attention products (batched over heads) and the router (a few columns) keep their plain FLOPs; `mlp` is the dense
 // MLP's (expert_gemm_cost below is the MoE layer's).
 struct LayerGemmCost {
   LayerFlops forward, input_grad, weight_grad;

@@ -14,7 +14,10 @@ namespace weft::detail {
 
 GemmDevice RankContext::gemm() const {
   const uint32_t output_bytes = spec.precision == Precision::fp8 ? 2 : weft::element_bytes(spec.precision);
-  return gemm_device(gpu, compute_rate(gpu, spec.precision, OpClass::gemm, efficiency), output_bytes);
+  const double rate = compute_rate(gpu, spec.precision, OpClass::gemm, efficiency);
+  GemmDevice device = gemm_device(gpu, rate, output_bytes);
+  device.flops_per_gradient = unhidden_write_seconds(gpu, 2 * spec.grad_bytes) * rate;
+  return device;
 }
 
 uint32_t RankContext::compute(const char* label, Phase phase, double gemm_flops, double attention_flops, double bytes,

@@ -113,3 +113,17 @@ TEST_CASE("gemm waves: a GEMM's output costs its unhidden write on top of its FL
   unknown.memory_bandwidth = 0;
   CHECK(gemm_device(unknown, rate, 2).flops_per_output == 0);
 }
+
+TEST_CASE("gemm waves: a weight gradient's outputs are the gradient buffer, read and written", "[gemm_waves]") {
+  // One linear layer of 4096 x 4096 over 8192 tokens, 132 SMs: the forward and input-gradient GEMMs
+  // (8192 x 4096 outputs) pay flops_per_output per output, the weight gradient (4096 x 4096) pays
+  // flops_per_gradient: 4 + 4 bytes of fp32 main_grad against 2 written in bf16, 4x the cost.
+  ModelConfig m{.name = "t", .layers = 1, .hidden = 4096, .heads = 32, .kv_heads = 32, .ffn = 4096, .vocab = 32000};
+  const LayerShape shape{.micro_batch = 1, .seq = 8192};
+  const GemmDevice waves{.sms = 132};
+  const GemmDevice device{.sms = 132, .flops_per_output = 100, .flops_per_gradient = 400};
+  const LayerGemmCost plain = layer_gemm_cost(m, shape, waves), costed = layer_gemm_cost(m, shape, device);
+  CHECK(costed.forward.out_proj == Approx(plain.forward.out_proj + 100 * 8192.0 * 4096).epsilon(1e-12));
+  CHECK(costed.input_grad.out_proj == Approx(plain.input_grad.out_proj + 100 * 8192.0 * 4096).epsilon(1e-12));
+  CHECK(costed.weight_grad.out_proj == Approx(plain.weight_grad.out_proj + 400 * 4096.0 * 4096).epsilon(1e-12));
+}
