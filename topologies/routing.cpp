@@ -33,11 +33,6 @@ std::string_view to_string(RoutingPolicy policy) {
   return "?";
 }
 
-size_t Router::FlowKeyHash::operator()(const FlowKey& k) const {
-  uint64_t state = pair_key(k.src, k.dst) ^ (k.entropy * 0x9E3779B97F4A7C15ULL);
-  return splitmix64(state);
-}
-
 size_t Router::LinksHash::operator()(const std::vector<LinkId>& links) const {
   uint64_t h = 0xCBF29CE484222325ULL;
   for (LinkId l : links) h = (h ^ l) * 0x100000001B3ULL;
@@ -79,9 +74,13 @@ const Path& Router::route(NodeIndex src, NodeIndex dst, uint64_t entropy, const 
     if (set.size() == 1) return set.front();
     return set[flow_hash(options_.seed, src, dst, entropy, 0) % set.size()];
   }
-  auto [it, inserted] = routes_.try_emplace(FlowKey{src, dst, entropy}, nullptr);
-  if (inserted) it->second = &intern(inter_host_links(src, dst, entropy));
-  return *it->second;
+  uint64_t state = pair_key(src, dst) ^ (entropy * 0x9E3779B97F4A7C15ULL);
+  const uint64_t hash = splitmix64(state);
+  if (const Path* known = routes_.find_or_add(src, dst, entropy, hash)) return *known;
+  // Asked again once interned: working the path out may have added other keys (and moved the slots).
+  const Path& path = intern(inter_host_links(src, dst, entropy));
+  routes_.find_or_add(src, dst, entropy, hash) = &path;
+  return path;
 }
 
 PathSet Router::paths(NodeIndex src, NodeIndex dst, uint32_t limit) {

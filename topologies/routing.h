@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "topologies/route_table.h"
 #include "topologies/topology.h"
 
 namespace weft {
@@ -130,15 +131,7 @@ class Router {
   const LocalRoutes& local_routes(NodeIndex src, NodeIndex dst);
   std::unordered_map<uint64_t, LocalRoutes> local_cache_;           // (src, dst) inside a host/domain
   std::unordered_map<NodeIndex, std::vector<uint16_t>> distances_;  // toward switch -> hops per switch
-  struct FlowKey {
-    NodeIndex src, dst;
-    uint64_t entropy;
-    bool operator==(const FlowKey&) const = default;
-  };
-  struct FlowKeyHash {
-    size_t operator()(const FlowKey& k) const;
-  };
-  std::unordered_map<FlowKey, const Path*, FlowKeyHash> routes_;
+  RouteTable routes_;                                               // inter-host (src, dst, entropy) -> interned path
   struct LinksHash {
     size_t operator()(const std::vector<LinkId>& links) const;
   };

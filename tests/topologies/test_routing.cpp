@@ -1,8 +1,10 @@
 #include <catch2/catch.hpp>
 #include <set>
+#include <vector>
 
 #include "sim/core/errors.h"
 #include "topologies/builders.h"
+#include "topologies/route_table.h"
 #include "topologies/routing.h"
 
 using namespace weft;
@@ -73,4 +75,24 @@ TEST_CASE("copied and moved topologies keep their links", "[topology]") {
     Router r(*t, 1);
     CHECK(r.paths(t->gpus()[0], t->gpus()[2])[0].latency == Time::us(1));
   }
+}
+
+// The Router's route cache: every key keeps its path through the table's growth, colliding keys
+// stay apart, and a key seen before is found, not added again.
+TEST_CASE("route table: keys keep their paths as the table grows", "[unit][routing]") {
+  RouteTable table;
+  std::vector<Path> paths(5000);
+  // Every hash ends in the same 4 bits, so keys collide in runs of probes at every size.
+  const auto hash = [](uint32_t i) { return static_cast<uint64_t>(i) << 4; };
+  for (uint32_t i = 0; i < paths.size(); ++i) {
+    const Path*& slot = table.find_or_add(i % 7, i, i * 3ULL, hash(i));
+    REQUIRE(slot == nullptr);
+    slot = &paths[i];
+  }
+  CHECK(table.size() == paths.size());
+  for (uint32_t i = 0; i < paths.size(); ++i) CHECK(table.find_or_add(i % 7, i, i * 3ULL, hash(i)) == &paths[i]);
+  CHECK(table.size() == paths.size());
+  // The same hash with another entropy is another key.
+  CHECK(table.find_or_add(0, 0, 1, hash(0)) == nullptr);
+  CHECK(table.size() == paths.size() + 1);
 }
