@@ -155,7 +155,7 @@ void fit_gemms(const std::vector<Instance>& inst, const std::string& gpu, Networ
     // wave efficiency (workloads/gemm_waves.h), so the measured shape's own waves come out of it, and
     // so does its output's unhidden write (gemm_cost), a time no efficiency scales.
     const double waves = wave_efficiency(g.m, g.n, static_cast<uint32_t>(spec.sms));
-    const double write_s = unhidden_write_seconds(spec, element_bytes(p)) * static_cast<double>(g.m * g.n);
+    const double write_s = unhidden_write_seconds(spec, gemm_output_bytes(p)) * static_cast<double>(g.m * g.n);
     const double compute_s = i.measured_us * 1e-6 - write_s;
     if (compute_s <= 0) continue;  // faster than its output can be written: not a GEMM time to learn from
     by_class[shape_class(g)].emplace_back(g.flops() / compute_s / (peak_flops(spec, p) * waves), rate / 1e12);

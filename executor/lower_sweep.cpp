@@ -55,7 +55,8 @@ void add_gemms(SweepProgram& program, const catalogue::GpuSpec& gpu, const Effic
     const double bytes = 2.0 * static_cast<double>(g.m * g.k + g.k * g.n + g.m * g.n);
     // Timed with its tile waves and its output's write, as the training model times its GEMMs
     // (workloads/gemm_waves.h).
-    const GemmDevice device = gemm_device(gpu, compute_rate(gpu, Precision::bf16, OpClass::gemm, eff), 2);
+    const GemmDevice device =
+        gemm_device(gpu, compute_rate(gpu, Precision::bf16, OpClass::gemm, eff), gemm_output_bytes(Precision::bf16));
     const double work = gemm_cost(g.m, g.n, g.k, device);
     program.add(o, op_time(gpu, Precision::bf16, OpClass::gemm, work, bytes, eff));
   }

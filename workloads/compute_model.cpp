@@ -169,6 +169,8 @@ uint32_t element_bytes(Precision p) {
   return 0;
 }
 
+uint32_t gemm_output_bytes(Precision p) { return p == Precision::fp8 ? 2 : element_bytes(p); }
+
 double peak_flops(const catalogue::GpuSpec& gpu, Precision p) {
   const double peaks[] = {gpu.fp32_flops, gpu.tf32_flops, gpu.bf16_flops, gpu.bf16_flops, gpu.fp8_flops};
   const double peak = peaks[static_cast<size_t>(p)];

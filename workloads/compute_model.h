@@ -42,6 +42,9 @@ std::string_view precision_name(Precision p);
 Precision parse_precision(std::string_view name);
 // Bytes per element: 4, 4 (tf32 is stored as fp32), 2, 2, 1.
 uint32_t element_bytes(Precision p);
+// Bytes per output element of a GEMM at `p`: element_bytes, but 2 for fp8 (Transformer Engine's fp8
+// GEMMs write bf16).
+uint32_t gemm_output_bytes(Precision p);
 
 // Dense FLOP/s of `gpu` at `p` (fp16 uses the catalogue's bf16 figure: the same tensor-core rate on
 // every catalogue GPU). ConfigError naming the GPU and the precisions it has when it lacks `p`.

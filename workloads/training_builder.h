@@ -35,8 +35,8 @@ struct RankContext {
   uint32_t element_bytes;  // activations and the tensors they exchange
 
   // The GPU as this rank's GEMMs see it (gemm_waves.h): its SMs, and its GEMM rate and HBM for the
-  // outputs' write (in bf16 from fp8 GEMMs too: Transformer Engine's fp8 GEMMs write bf16) and for
-  // the gradient buffer's read and write (grad_bytes each).
+  // outputs' write (gemm_output_bytes) and for the gradient buffer's read and write (grad_bytes
+  // each).
   GemmDevice gemm() const;
 
   // Helpers that append one op; each returns its index.

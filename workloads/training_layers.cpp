@@ -13,9 +13,8 @@
 namespace weft::detail {
 
 GemmDevice RankContext::gemm() const {
-  const uint32_t output_bytes = spec.precision == Precision::fp8 ? 2 : weft::element_bytes(spec.precision);
   const double rate = compute_rate(gpu, spec.precision, OpClass::gemm, efficiency);
-  GemmDevice device = gemm_device(gpu, rate, output_bytes);
+  GemmDevice device = gemm_device(gpu, rate, gemm_output_bytes(spec.precision));
   device.flops_per_gradient = unhidden_write_seconds(gpu, 2 * spec.grad_bytes) * rate;
   return device;
 }
