@@ -83,6 +83,7 @@ void ScheduleExecutor::form_classes() {
   }
   const size_t k = classes_.lead.size();
   cursors_.assign(k, StreamCursor());
+  connections_.assign(k, ConnectionMemo());
   done_.assign(k, 0);
   done_beyond_.assign(k, 0);
   total_steps_.resize(k);
@@ -162,7 +163,7 @@ void ScheduleExecutor::issue(uint32_t c, const StepRun& run, uint64_t index) {
   Transfer t{rank_nodes_[stream.rank], rank_nodes_[run.peer], run.bytes, 0, entropy_base_ + s, index};
   t.max_rate = schedule_.channel_rate.bps();
   t.copies = classes_.size[c];
-  fabric_.start(t, on_done);
+  fabric_.start_connected(t, on_done, connections_[c]);
 }
 
 void ScheduleExecutor::step_done(uint32_t c, uint64_t index) {

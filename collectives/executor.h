@@ -65,9 +65,10 @@ class ScheduleExecutor {
   std::vector<GroupTransfer> groups_;
   // Streams run by class (all of size 1 when the fabric does not run copies); the rest is by class.
   StreamClasses classes_;
-  std::vector<StreamCursor> cursors_;  // over the lead stream's runs
-  std::vector<uint64_t> done_;         // steps done, a prefix in program order
-  std::vector<uint64_t> done_beyond_;  // bit i = step done_ + i is done (out of order)
+  std::vector<StreamCursor> cursors_;        // over the lead stream's runs
+  std::vector<ConnectionMemo> connections_;  // the last peer each class sent to (a ring's only one)
+  std::vector<uint64_t> done_;               // steps done, a prefix in program order
+  std::vector<uint64_t> done_beyond_;        // bit i = step done_ + i is done (out of order)
   std::vector<uint64_t> total_steps_;
   std::vector<uint32_t> dependent_offset_;  // CSR: classes that wait on class c
   std::vector<uint32_t> dependents_;

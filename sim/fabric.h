@@ -51,6 +51,22 @@ struct GroupTransfer {
 // Called once, when the transfer's last byte has arrived at dst (engine time = arrival time).
 using OnTransferDone = InlineFunction<void(), 24>;
 
+// A sender's memo of one connection (src, dst, entropy): what a fabric looked up to start a transfer
+// on it (its route, its queue pair), kept by the caller so that the next transfer on the same
+// connection skips those lookups, as an NCCL channel keeps its connection to a peer. At scale each
+// lookup is a cache miss in a table of millions of connections (perf, issue 19). Opaque to the
+// caller, who starts with an empty one; the fabric checks the key on every use.
+struct ConnectionMemo {
+  NodeIndex src = 0;
+  NodeIndex dst = 0;
+  uint64_t entropy = 0;
+  const void* route = nullptr;  // null: empty
+  void* queue = nullptr;
+  bool holds(const Transfer& t) const {
+    return route != nullptr && src == t.src && dst == t.dst && entropy == t.entropy;
+  }
+};
+
 // What every fabric does when a transfer's last byte has arrived (engine time `now`): count it, as
 // many times as it has copies, and tell the Recorder's transfer sinks, if any listen.
 inline void count_delivered(FabricStats& stats, Recorder& recorder, TransferId id, const Transfer& t, Time start,
@@ -65,6 +81,11 @@ class Fabric {
   virtual ~Fabric() = default;
   virtual std::string_view name() const = 0;
   virtual TransferId start(const Transfer& transfer, OnTransferDone on_done) = 0;
+  // start() on the connection `memo` remembers, or remembers it: the same transfer, started alike
+  // (the default ignores the memo).
+  virtual TransferId start_connected(const Transfer& transfer, OnTransferDone on_done, ConnectionMemo& /*memo*/) {
+    return start(transfer, std::move(on_done));
+  }
   // Multicast / in-switch reduction; models without it throw ModelError (the default).
   virtual TransferId start_group(const GroupTransfer& group, OnTransferDone on_done);
   // Copies. A fabric that runs_copies() moves two transfers that differ only in their entropy

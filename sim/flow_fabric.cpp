@@ -71,7 +71,19 @@ TransferId FlowFabric::start_group(const GroupTransfer& group, OnTransferDone on
   return joins_.start_group(groups_.stripes(group), group, std::move(on_done), starter());
 }
 
-TransferId FlowFabric::start_on(const Path& routed, const Transfer& transfer, OnTransferDone on_done) {
+TransferId FlowFabric::start_connected(const Transfer& transfer, OnTransferDone on_done, ConnectionMemo& memo) {
+  if (!memo.holds(transfer)) {
+    const PathSet* stripes = nullptr;
+    const Path& path = router_.route(transfer.src, transfer.dst, transfer.entropy, stripes);
+    if (stripes != nullptr) return joins_.start_striped(*stripes, transfer, std::move(on_done), starter());
+    memo = {transfer.src, transfer.dst, transfer.entropy, &path, &queue_pairs_[{transfer.src, transfer.entropy}]};
+  }
+  return start_on(*static_cast<const Path*>(memo.route), transfer, std::move(on_done),
+                  static_cast<QueuePair*>(memo.queue));
+}
+
+TransferId FlowFabric::start_on(const Path& routed, const Transfer& transfer, OnTransferDone on_done,
+                                QueuePair* queue_pair) {
   const Path& path = quotient_.active() ? quotient_.canonical_path(routed, router_) : routed;
   uint32_t f = allocate_flow();
   Flow& flow = flows_[f];
@@ -93,7 +105,7 @@ TransferId FlowFabric::start_on(const Path& routed, const Transfer& transfer, On
     calendar_.add(engine_.now() + path.latency, item(f, hot.version, Phase::arrived));
     return flow.id;
   }
-  QueuePair& qp = queue_pairs_[{transfer.src, transfer.entropy}];
+  QueuePair& qp = queue_pair != nullptr ? *queue_pair : queue_pairs_[{transfer.src, transfer.entropy}];
   flow.queue_pair = &qp;
   if (qp.busy) {
     qp.waiting.push_back(f);

@@ -43,6 +43,8 @@ class FlowFabric final : public Fabric {
   std::string_view name() const override { return "flow"; }
   TransferId start(const Transfer& transfer, OnTransferDone on_done) override;
   TransferId start_group(const GroupTransfer& group, OnTransferDone on_done) override;
+  // Remembers an unstriped transfer's route and queue pair in the memo.
+  TransferId start_connected(const Transfer& transfer, OnTransferDone on_done, ConnectionMemo& memo) override;
   // Copies (see Fabric): a unicast is interchangeable when both entropies route it the same way;
   // a group always is (its stripes depend on its members only, see GroupPaths). Not while the
   // Recorder listens: it gets one record per transfer.
@@ -121,7 +123,9 @@ class FlowFabric final : public Fabric {
     uint32_t flow = 0;
   };
 
-  TransferId start_on(const Path& path, const Transfer& transfer, OnTransferDone on_done);
+  // `queue_pair`: the transfer's, when the caller has it (null: looked up).
+  TransferId start_on(const Path& path, const Transfer& transfer, OnTransferDone on_done,
+                      QueuePair* queue_pair = nullptr);
   // start_on as PartJoin takes it.
   auto starter() {
     return

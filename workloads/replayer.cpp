@@ -18,9 +18,10 @@ struct Replayer::StreamState {
   std::vector<uint32_t> ops;  // op indices in program order
   size_t head = 0;
   bool busy = false;
-  Time issued;          // of the head, while busy
-  Time started;         // of the head, once its work began
-  uint32_t blocks = 0;  // SMs the head's NCCL kernel holds (sm_share.h)
+  uint32_t head_op = 0;  // ops[head], while busy (beside `busy`: one cache line to check both)
+  Time issued;           // of the head, while busy
+  Time started;          // of the head, once its work began
+  uint32_t blocks = 0;   // SMs the head's NCCL kernel holds (sm_share.h)
 };
 
 struct Replayer::RankState {
@@ -119,12 +120,13 @@ void Replayer::try_start(uint32_t rank, uint8_t stream) {
   const uint32_t op = s.ops[s.head];
   if (rs.deps_left[op] > 0) return;
   s.busy = true;
+  s.head_op = op;
   begin(rank, op);
 }
 
 Replayer::StreamState& Replayer::stream_of(uint32_t rank, uint32_t op) {
   StreamState& s = ranks_[rank].streams[workload_.programs[rank].ops[op].stream];
-  WEFT_ASSERT(s.busy && s.ops[s.head] == op);  // only a stream's head is in flight
+  WEFT_ASSERT(s.busy && s.head_op == op);  // only a stream's head is in flight
   return s;
 }
 
