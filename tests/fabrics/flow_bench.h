@@ -10,6 +10,8 @@
 #include "sim/core/recorder.h"
 #include "sim/flow_fabric.h"
 #include "topologies/builders.h"
+#include "topologies/clusters.h"
+#include "topologies/systems.h"
 
 namespace weft::testing {
 
@@ -46,6 +48,13 @@ struct Xorshift {
     return state % n;
   }
 };
+
+// Two DGX H100 on their catalogue fabric: NVLink-striped routes inside a host, ECMP ones across.
+inline Topology two_dgx_h100() {
+  ClusterSpec spec = system_spec("dgx-h100");
+  spec.nodes = 2;
+  return build_cluster(spec);
+}
 
 inline LinkSpec link(uint64_t gbps, Time latency) { return {LinkKind::generic, Bandwidth::gbps(gbps), latency}; }
 

@@ -15,14 +15,9 @@
 #include "topologies/systems.h"
 
 using namespace weft;
+using weft::testing::two_dgx_h100;
 
 namespace {
-
-Topology two_dgx_h100() {
-  ClusterSpec spec = system_spec("dgx-h100");
-  spec.nodes = 2;
-  return build_cluster(spec);
-}
 
 struct Run {
   std::vector<int64_t> arrivals;  // ps, by transfer

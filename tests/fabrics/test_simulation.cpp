@@ -5,21 +5,13 @@
 #include "sim/core/errors.h"
 #include "sim/link_timeline.h"
 #include "sim/simulation.h"
+#include "tests/fabrics/flow_bench.h"
 #include "topologies/builders.h"
 #include "topologies/clusters.h"
 #include "topologies/systems.h"
 
 using namespace weft;
-
-namespace {
-
-Topology two_dgx_h100() {
-  ClusterSpec spec = system_spec("dgx-h100");
-  spec.nodes = 2;
-  return build_cluster(spec);
-}
-
-}  // namespace
+using weft::testing::two_dgx_h100;
 
 TEST_CASE("Simulation: the setup's PXN reaches the router", "[simulation]") {
   const Topology t = two_dgx_h100();
