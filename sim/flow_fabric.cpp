@@ -108,7 +108,9 @@ TransferId FlowFabric::start_on(const Path& routed, const Transfer& transfer, On
   QueuePair& qp = queue_pair != nullptr ? *queue_pair : queue_pairs_[{transfer.src, transfer.entropy}];
   flow.queue_pair = &qp;
   if (qp.busy) {
-    qp.waiting.push_back(f);
+    flow.next_waiting = kNoFlow;
+    (qp.first == kNoFlow ? qp.first : flows_[qp.last].next_waiting) = f;
+    qp.last = f;
   } else {
     qp.busy = true;
     join_links(f);
@@ -337,12 +339,12 @@ void FlowFabric::leave(uint32_t f) {
   hot.rate = 0;
   calendar_.add(engine_.now() + flow.path->latency, item(f, hot.version, Phase::arrived));
   QueuePair& qp = *flow.queue_pair;
-  if (qp.waiting.empty()) {
+  const uint32_t next = qp.first;
+  if (next == kNoFlow) {
     qp.busy = false;  // kept (not erased): the same QP usually sends again soon
     return;
   }
-  uint32_t next = qp.waiting.front();
-  qp.waiting.pop_front();
+  qp.first = flows_[next].next_waiting;
   join_links(next);
 }
 
