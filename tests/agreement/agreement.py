@@ -35,10 +35,20 @@ MIB = 1 << 20
 EP_KERNELS = ("normal", "low-latency")
 EP_ARGS = ["--phase", "dispatch", "--tokens", "128", "--experts", "576"]  # simgrid runs one phase
 
-# (preset, fabric, algorithm/protocol) -> the mechanism that makes the difference real.
-# None today: the credit-loop head-of-line blocking named here for three PCIe lines went when CPUs took
-# packets into host memory (sim/packet/egress.cpp arrive, 2026-12-05).
-KNOWN = {}
+# (preset, fabric, algorithm/protocol or EP kernel) -> the mechanism that makes the difference real.
+# (The credit-loop head-of-line blocking once named here for three PCIe lines went when CPUs took
+# packets into host memory: sim/packet/egress.cpp arrive, 2026-12-05.)
+SPREADING = ("congestion spreading in a PCIe switch: the GPU pairs without NVLink cross the switch's "
+             "uplink to the CPU, the exchange's bottleneck; their packets queued there hold the credits "
+             "of the GPU's link into the switch (one ingress buffer per port, of the size PLX publishes: "
+             "PEX 8532 data book 8.2.3, 27,520 B per port; the packet fabric's default for the GPU's x16 link: "
+             "12.4 KiB at Gen3, 16.0 KiB at Gen4), so the RDMA copy to the NIC on the same switch waits behind them and ends last "
+             "(354 against 154 us on dgx1-v100). Max-min has no buffers. With 1 MiB of credits the two "
+             "agree (326.5 / 325.0 us; 819.3 / 817.9 us on pcie-3090x8-nvlink)")
+KNOWN = {
+    ("dgx1-v100", "packet", "normal"): SPREADING,
+    ("pcie-3090x8-nvlink", "packet", "normal"): SPREADING,
+}
 
 # (preset, fabric) the short form does not run, with why; the full form runs them.
 TOO_SLOW_FOR_CI = {}
