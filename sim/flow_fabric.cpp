@@ -61,8 +61,10 @@ bool FlowFabric::enter_quotient(std::span<const std::vector<Transfer>> orbits) {
   return true;
 }
 
+// A plain start is a connected one whose memo is thrown away: one way in, as PartJoin::start routes.
 TransferId FlowFabric::start(const Transfer& transfer, OnTransferDone on_done) {
-  return joins_.start(router_, transfer, std::move(on_done), starter());
+  ConnectionMemo once;
+  return start_connected(transfer, std::move(on_done), once);
 }
 
 // A group is striped over the reducing switches next to it: one flow per stripe, each on the union

@@ -7,8 +7,6 @@
 #include "sim/simulation.h"
 #include "tests/fabrics/flow_bench.h"
 #include "topologies/builders.h"
-#include "topologies/clusters.h"
-#include "topologies/systems.h"
 
 using namespace weft;
 using weft::testing::two_dgx_h100;
