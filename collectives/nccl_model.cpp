@@ -214,9 +214,15 @@ double latency_us(const NcclVersion& v, const TunerInput& in, Algorithm a, Proto
 
 // graph->bwIntra / bwInter, GB/s per channel. Reading of §5: the search makes channels x speed
 // approach the GPU's link bandwidth, so the per-GPU rate is split evenly over the channels, capped by
-// the fastest speed the search tries. A graph that crosses the network uses one speed for NVLink and
-// NIC (search.cc sets bwIntra = bwInter); NVLS graphs keep them apart, and on one node pass 2 of the
-// search raises an NVLS graph's bwInter up to twice its bwIntra (there is no NIC to stop it).
+// the fastest speed the search tries. A graph that crosses the network starts with one speed for
+// NVLink and NIC (search.cc sets bwIntra = bwInter). Pass 2 of the search (search.cc, "increase
+// bwIntra for trees (2 nodes or collnet)") then raises the bwIntra of every graph that is neither a
+// ring nor NVLS (the tree graph, which PAT shares, and the CollNet graphs) while it is below twice
+// bwInter and the node's links carry it; the tuner reads bwIntra on <= 2 nodes and for CollNet, so
+// NCCL runs Tree on two nodes past the NICs' bound (the NCCL maintainers: "On two nodes, NCCL uses
+// the tree (or nvlstree) algorithm which can indeed go beyond the network bottleneck",
+// NVIDIA/nccl-tests#196). NVLS graphs keep both apart, and on one node pass 2 raises an NVLS
+// graph's bwInter up to twice its bwIntra (there is no NIC to stop it).
 struct GraphSpeeds {
   double intra = 0;
   double inter = 0;
@@ -230,7 +236,9 @@ GraphSpeeds graph_speeds(const TunerInput& in, Algorithm a, uint32_t channels) {
   }
   if (is_nvls(a)) return {intra, inter};
   const double both = in.gpus_per_node == 1 ? inter : std::min(intra, inter);
-  return {both, both};
+  if (a == Algorithm::ring || in.gpus_per_node == 1) return {both, both};
+  // Multi-node searches step through the inter speed array, so it also caps the raised bwIntra.
+  return {std::min({intra, 2 * both, max_channel_speed_inter(in.arch)}), both};
 }
 
 double ll_max_bw(const NcclVersion& v, const TunerInput& in) {

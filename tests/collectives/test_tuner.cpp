@@ -352,3 +352,23 @@ TEST_CASE("tuner: an NVL72 rack is one node of 72 GPUs to NCCL", "[tuner]") {
   for (uint32_t r = 0; r < 16; ++r) sixteen[r] = r;
   CHECK(layout_of(d, sixteen).nodes == 2);
 }
+
+TEST_CASE("tuner: on two nodes the tree graph's raised bwIntra makes Tree beat the NICs' bound", "[tuner]") {
+  // Two p4de (§5): NVLink3 12 x 20 = 240 GB/s and 4 x 100G EFA = 6.25 GB/s per GPU, 16 channels. Per
+  // channel: intra min(240 / 16, 40) = 15, inter 6.25 x 8 / 16 = 3.125; both graphs start at 3.125,
+  // and pass 2 of the search raises the tree graph's bwIntra to min(15, 2 x 3.125) = 6.25.
+  ClusterSpec spec = system_spec("aws-p4de");
+  spec.nodes = 2;
+  TunerInput in = describe_for_tuner(spec, CollectiveOp::all_reduce, Bytes(kGiB));
+  // On <= 2 nodes the tuner reads bwIntra. Ring/Simple: 16 x 3.125 x 16/30 = 26.67 GB/s. Tree/Simple:
+  // 16 x 6.25 x 0.92 x 0.5 = 46 GB/s (perChMaxTreeBw does not bind), so NCCL runs Tree.
+  CHECK(find(candidates(in), Algorithm::ring, Protocol::simple).bandwidth_GBps == Approx(26.667).epsilon(1e-3));
+  CHECK(find(candidates(in), Algorithm::tree, Protocol::simple).bandwidth_GBps == Approx(46.0).epsilon(1e-3));
+  CHECK(tune(in).algorithm == Algorithm::tree);
+  // From 3 nodes the tuner reads bwInter, the same for both graphs: Tree 16 x 3.125 x 0.92 x 0.5 = 23 GB/s
+  // against Ring's 16 x 3.125 x 24/46 = 26.09 GB/s.
+  spec.nodes = 3;
+  in = describe_for_tuner(spec, CollectiveOp::all_reduce, Bytes(kGiB));
+  CHECK(find(candidates(in), Algorithm::tree, Protocol::simple).bandwidth_GBps == Approx(23.0).epsilon(1e-3));
+  CHECK(tune(in).algorithm == Algorithm::ring);
+}
