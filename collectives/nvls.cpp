@@ -22,9 +22,36 @@ void add_groups(Schedule& s, uint32_t ranks) {
 
 }  // namespace
 
+// Without registered user buffers (nccl-tests registers none) NCCL's NVLS kernels run a warp group
+// per phase (src/device/all_reduce.h, reduce_scatter.h, all_gather.h, RunWorkColl<..., NVLS, SIMPLE>):
+// scatter warps copy the rank's input of the loop (one chunk per head) into the switch-mapped buffer
+// (the NVLS connection's buffers are the unicast mapping of local memory, src/transport/nvls.cc);
+// reduce warps pull a chunk reduced by the switches (multimem.ld_reduce) and multicast it
+// (multimem.st), element by element, so that a chunk's reduction and multicast run together and the
+// next chunk starts after both; gather warps copy the multicast chunks of every head out to the
+// output. All-gather multicasts from the input and gathers; reduce-scatter scatters and reduces into
+// the output. Each phase is a stream per rank and channel, working its loops in order; a scatter runs
+// at most NCCL_STEPS loops ahead of the reduction (the connection's FIFO slots).
+namespace {
+
+enum NvlsPhase : uint32_t { kScatter, kReduce, kMulticast, kGather, kPhases };
+
+struct NvlsLoops {
+  uint64_t count = 0, chunk = 0;
+};
+
+// Every rank's share of a channel, cut in chunks: loop k handles chunk k of every rank at once.
+NvlsLoops nvls_loops(Bytes size, uint32_t ranks, const NvlsOptions& o) {
+  const uint64_t per_rank = (size.count() + uint64_t{ranks} * o.channels - 1) / (uint64_t{ranks} * o.channels);
+  const uint64_t loops = std::max<uint64_t>(1, (per_rank + o.chunk.count() - 1) / o.chunk.count());
+  return {loops, (per_rank + loops - 1) / loops};  // equal chunks, the NCCL loop rounded up
+}
+
+}  // namespace
+
 Schedule nvls_schedule(CollectiveOp op, uint32_t ranks, Bytes size, const NvlsOptions& o) {
-  bool reduce = op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter;
-  bool multicast = op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather;
+  const bool reduce = op == CollectiveOp::all_reduce || op == CollectiveOp::reduce_scatter;
+  const bool multicast = op == CollectiveOp::all_reduce || op == CollectiveOp::all_gather;
   if (!reduce && !multicast) {
     throw ConfigError(
         fmt::format("NVLS runs all_reduce, reduce_scatter and all_gather, not {} (use ring)", to_string(op)));
@@ -35,20 +62,34 @@ Schedule nvls_schedule(CollectiveOp op, uint32_t ranks, Bytes size, const NvlsOp
   s.name = fmt::format("{}/nvls", to_string(op));
   s.ranks = ranks;
   s.size = size;
-  s.max_in_flight = std::max<uint32_t>(1, o.in_flight);
+  s.max_in_flight = 1;  // each stream is one warp group working its chunks in order
   add_groups(s, ranks);
-  // Every rank's share of a channel, cut in chunks: loop k handles chunk k of every rank at once.
-  uint64_t per_rank = (size.count() + uint64_t{ranks} * o.channels - 1) / (uint64_t{ranks} * o.channels);
-  uint64_t loops = std::max<uint64_t>(1, (per_rank + o.chunk.count() - 1) / o.chunk.count());
-  uint64_t chunk = (per_rank + loops - 1) / loops;  // equal chunks, the NCCL loop rounded up
+  const NvlsLoops loops = nvls_loops(size, ranks, o);
+  const bool copies = o.copy_rate.bps() > 0;
+  const Time copy = copies ? transmit_time(Bytes(loops.chunk * ranks), o.copy_rate) : Time();
+  const bool has[kPhases] = {reduce && copies, reduce, multicast, multicast && copies};
+  // Stream of `phase` for (channel c, rank g); -1 when that phase does not run.
+  uint32_t phases = 0;
+  int32_t slot[kPhases];
+  for (uint32_t p = 0; p < kPhases; ++p) slot[p] = has[p] ? static_cast<int32_t>(phases++) : -1;
+  auto stream_of = [&](uint32_t c, uint32_t g, NvlsPhase p) {
+    return slot[p] < 0 ? -1 : static_cast<int32_t>((c * ranks + g) * phases) + slot[p];
+  };
+  const auto count = static_cast<uint32_t>(loops.count);
   for (uint32_t c = 0; c < o.channels; ++c) {
     for (uint32_t g = 0; g < ranks; ++g) {
-      Stream stream{g, c, {}};
-      for (uint64_t k = 0; k < loops; ++k) {
-        if (reduce) append_run(stream, {1, StepKind::group, g, Bytes(chunk)});
-        if (multicast) append_run(stream, {1, StepKind::group, ranks + g, Bytes(chunk)});
-      }
-      s.streams.push_back(std::move(stream));
+      auto at = [&](NvlsPhase p) { return stream_of(c, g, p); };
+      auto add = [&](NvlsPhase p, StepRun run) {
+        if (at(p) < 0) return;
+        Stream stream{g, c, {}};
+        append_run(stream, run);
+        s.streams.push_back(std::move(stream));
+      };
+      add(kScatter, {count, StepKind::local, 0, Bytes(), copy, at(kReduce), -static_cast<int32_t>(kNcclSteps)});
+      add(kReduce, {count, StepKind::group, g, Bytes(loops.chunk), Time(), at(kScatter), 0, at(kMulticast), -1});
+      add(kMulticast,
+          {count, StepKind::group, ranks + g, Bytes(loops.chunk), Time(), at(kScatter), 0, at(kReduce), -1});
+      add(kGather, {count, StepKind::local, 0, Bytes(), copy, at(kMulticast), 0});
     }
   }
   return s;
@@ -78,8 +119,9 @@ void add_node_groups(Schedule& s, uint32_t ranks, uint32_t g) {
 // per chunk, so a step waits for step k of the stream it names (offset 0).
 class NvlsTreeChannel {
  public:
-  NvlsTreeChannel(Schedule& s, const TreeLinks& nodes, uint32_t g, uint32_t channel, uint64_t loops, uint64_t chunk)
-      : s_(s), nodes_(nodes), g_(g), channel_(channel), loops_(loops), chunk_(chunk) {}
+  NvlsTreeChannel(Schedule& s, const TreeLinks& nodes, uint32_t g, uint32_t channel, uint64_t loops, uint64_t chunk,
+                  Time copy)
+      : s_(s), nodes_(nodes), g_(g), channel_(channel), loops_(loops), chunk_(chunk), copy_(copy) {}
 
   void build() {
     const auto ranks = static_cast<uint32_t>(nodes_.parent.size() * g_);
@@ -98,10 +140,19 @@ class NvlsTreeChannel {
   void build_rank(uint32_t r, uint32_t ranks) {
     const uint32_t node = r / g_, local = r % g_;
     const int32_t multicast = add_stream(r);
+    const auto loops = static_cast<uint32_t>(loops_);
+    // The scatter warps copy the node's g chunks of loop k in, one loop after another, at most
+    // NCCL_STEPS loops ahead of the reduction (nvls_schedule); the gather warps copy them out.
+    const int32_t scatter = copy_ > Time() ? add_stream(r) : -1;
+    if (scatter >= 0) {
+      append_run(stream(scatter), {loops, StepKind::local, 0, Bytes(), copy_, scatter, -1, reduce_[r],
+                                   -static_cast<int32_t>(kNcclSteps)});
+    }
     // Reduce chunk k once chunk k - NCCL_STEPS has been multicast: the FIFOs between are full.
-    StepRun reduce{static_cast<uint32_t>(loops_), StepKind::group, r, Bytes(chunk_)};
+    StepRun reduce{loops, StepKind::group, r, Bytes(chunk_)};
     reduce.wait_stream = multicast;
     reduce.wait_offset = -static_cast<int32_t>(kNcclSteps);
+    reduce.also_wait_stream = scatter;
     append_run(stream(reduce_[r]), reduce);
     std::vector<int32_t> inputs{reduce_[r]};  // chunk k reduced in the node and below it in the tree
     for (uint32_t child : nodes_.children[node]) inputs.push_back(up_[child * g_ + local]);
@@ -115,6 +166,10 @@ class NvlsTreeChannel {
     out.peer = ranks + r;
     out.bytes = Bytes(chunk_);
     append_run(stream(multicast), out);
+    if (copy_ > Time()) {
+      const int32_t gather = add_stream(r);
+      append_run(stream(gather), {loops, StepKind::local, 0, Bytes(), copy_, multicast, 0, gather, -1});
+    }
   }
 
   int32_t add_stream(uint32_t rank) {
@@ -135,6 +190,7 @@ class NvlsTreeChannel {
   const TreeLinks& nodes_;
   uint32_t g_, channel_;
   uint64_t loops_, chunk_;
+  Time copy_;                       // one loop's scatter or gather copy; zero: copies left out
   std::vector<int32_t> reduce_;     // rank -> its stream of in-switch reductions
   std::vector<int32_t> up_;         // rank -> its stream to the tree parent's head (-1 at the root)
   std::vector<int32_t> down_into_;  // rank -> the tree parent's stream to it
@@ -156,7 +212,8 @@ Schedule nvls_tree_all_reduce(uint32_t nodes, uint32_t gpus_per_node, Bytes size
   const uint64_t loops = std::max<uint64_t>(1, (shard + o.chunk.count() - 1) / o.chunk.count());
   const uint64_t chunk = (shard + loops - 1) / loops;
   const std::array<TreeLinks, 2> trees = double_binary_tree(nodes);
-  for (uint32_t c = 0; c < o.channels; ++c) NvlsTreeChannel(s, trees[c % 2], g, c, loops, chunk).build();
+  const Time copy = o.copy_rate.bps() > 0 ? transmit_time(Bytes(chunk * g), o.copy_rate) : Time();
+  for (uint32_t c = 0; c < o.channels; ++c) NvlsTreeChannel(s, trees[c % 2], g, c, loops, chunk, copy).build();
   return s;
 }
 

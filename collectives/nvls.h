@@ -2,7 +2,10 @@
 // switch (multimem.ld_reduce) and multicast (multimem.st). Each rank owns one chunk per loop of
 // each channel: it pulls that chunk reduced over all ranks from the switches, then multicasts it
 // to all ranks. Per GPU this moves S(1 + 1/n) bytes each way for an all-reduce of S bytes, where a
-// ring moves 2S(n-1)/n. The fabric must support group transfers (flow does).
+// ring moves 2S(n-1)/n. The fabric must support group transfers (flow does). On one node the
+// rank's input is first copied into the switch-mapped buffers and the result out of them, by warps
+// of their own (the scatter and gather phases of nvls_schedule and nvls_tree_all_reduce, with
+// NvlsOptions::copy_rate).
 #pragma once
 
 #include <cstdint>
@@ -15,7 +18,9 @@ namespace weft {
 struct NvlsOptions {
   uint32_t channels = 16;   // NCCL's NVLS channels on a Hopper node ("16 nvls channels", nccl_model.md §5)
   Bytes chunk{128 * 1024};  // NCCL_NVLS_CHUNKSIZE, src/transport/nvls.cc (nccl_model.md §8)
-  uint32_t in_flight = 2;   // NVLS: a chunk's multicast overlaps the next chunk's reduction (NVLSTree: NCCL_STEPS)
+  // How fast one channel's warps copy between the user's buffers and the switch-mapped ones (NVLS's
+  // scatter and gather phases); 0 leaves those copies out.
+  Bandwidth copy_rate;
 };
 
 // all_reduce (reduce then multicast), reduce_scatter (reduce only; size = the input of all ranks)

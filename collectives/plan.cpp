@@ -141,16 +141,31 @@ TreeOptions tree_build_options(Bytes size, const TunerInput& in, uint32_t channe
   return o;
 }
 
+// What one channel moves at most, the speed NCCL's search gives it (§5): the GPU's intra-node rate
+// split over the channels, capped by the fastest speed the search tries.
+Bandwidth channel_speed(const TunerInput& in, uint32_t channels) {
+  const double speed = std::min(in.bw_intra_GBps / channels, max_channel_speed_intra(in.arch));
+  return Bandwidth::bps(static_cast<uint64_t>(speed * 8e9));
+}
+
 Schedule build(Algorithm a, CollectiveOp op, Bytes size, const TunerInput& in, uint32_t channels, Protocol p) {
   uint32_t ranks = in.ranks();
   switch (a) {
     case Algorithm::tree:
       return tree_all_reduce(ranks, size, tree_build_options(size, in, channels, p));
-    case Algorithm::nvls:
-      return nvls_schedule(op, ranks, size, {std::max<uint32_t>(2, channels), nvls_chunk(size, in, channels)});
-    case Algorithm::nvls_tree:
-      return nvls_tree_all_reduce(in.nodes, in.gpus_per_node, size,
-                                  {std::max<uint32_t>(2, channels), nvls_tree_chunk(size, in, channels)});
+    // NVLS's scatter and gather warps copy at a channel's speed [assumption: the rate weft gives a
+    // ring or tree channel's copies through its FIFO; no per-warp-group figure is published].
+    case Algorithm::nvls: {
+      const uint32_t nvls_channels = std::max<uint32_t>(2, channels);
+      return nvls_schedule(op, ranks, size,
+                           {nvls_channels, nvls_chunk(size, in, channels), channel_speed(in, nvls_channels)});
+    }
+    case Algorithm::nvls_tree: {
+      const uint32_t nvls_channels = std::max<uint32_t>(2, channels);
+      return nvls_tree_all_reduce(
+          in.nodes, in.gpus_per_node, size,
+          {nvls_channels, nvls_tree_chunk(size, in, channels), channel_speed(in, nvls_channels)});
+    }
     case Algorithm::pat:
       return pat_schedule(op, ranks, size, {.channels = std::max<uint32_t>(1, channels)});
     case Algorithm::collnet_direct:
@@ -299,8 +314,7 @@ CollectivePlan plan_collective(CollectiveOp op, Bytes size, const Topology& topo
   // One channel copies no faster than the speed NCCL's search gives it (§5); NVLS moves data with
   // the switch's multimem operations instead, limited by the links.
   if (run.algorithm != Algorithm::nvls && run.algorithm != Algorithm::nvls_tree) {
-    double speed = std::min(plan.input.bw_intra_GBps / channels, max_channel_speed_intra(plan.input.arch));
-    plan.schedule.channel_rate = Bandwidth::bps(static_cast<uint64_t>(speed * 8e9));
+    plan.schedule.channel_rate = channel_speed(plan.input, channels);
   }
   relabel(plan.schedule, layout.by_position);  // node-major positions -> the communicator's ranks
   return plan;

@@ -14,7 +14,7 @@ TEST_CASE("nvls: each rank's bytes go up once and come down once", "[nvls]") {
   // chunks: S in all) and the source of its own chunk's multicast (S/n): S(1 + 1/n) out.
   const uint32_t n = 8;
   const uint64_t size = 64ULL << 20;
-  Schedule s = nvls_schedule(CollectiveOp::all_reduce, n, Bytes(size), {16, Bytes(uint64_t{128} * 1024), 2});
+  Schedule s = nvls_schedule(CollectiveOp::all_reduce, n, Bytes(size), {16, Bytes(uint64_t{128} * 1024)});
   validate(s);
   for (uint64_t sent : bytes_sent_by_rank(s)) CHECK(sent == size + size / n);
   Schedule gather = nvls_schedule(CollectiveOp::all_gather, n, Bytes(size), {});
@@ -33,6 +33,29 @@ TEST_CASE("nvls: a DGX H100 all-reduce is bound by S(1 + 1/n) over each GPU's NV
   double bound = size * 9.0 / 8 * 8 / (18 * 25e9 * 8 * 256 / 272);
   CHECK(time >= bound);
   CHECK(time < 1.3 * bound);
+}
+
+TEST_CASE("nvls: the scatter and gather warps' copies add a pipeline fill and drain", "[nvls]") {
+  // A channel's copy of one loop's input, 8 heads x 32 KiB at 370.8 / 16 = 23.175 GB/s, takes
+  // 11.31 us, less than the loop's in-switch steps (16 MiB on one DGX H100: 4 loops in ~52 us), so
+  // the copies keep pace: an all-reduce pays one scatter before its first reduction and one gather
+  // after its last multicast; reduce-scatter only the scatter, all-gather only the gather.
+  Topology t = build_cluster(system_spec("dgx-h100"));
+  const Bandwidth rate = Bandwidth::bps(static_cast<uint64_t>(370.8 / 16 * 8e9));
+  const Bytes size(16ULL << 20), chunk(32768);
+  const double copy = transmit_time(Bytes(8 * chunk.count()), rate).microseconds();
+  CHECK(copy == Approx(11.31).epsilon(1e-3));
+  for (CollectiveOp op : {CollectiveOp::all_reduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather}) {
+    Schedule plain = nvls_schedule(op, 8, size, {16, chunk});
+    Schedule copies = nvls_schedule(op, 8, size, {16, chunk, rate});
+    validate(copies);
+    const size_t phases = op == CollectiveOp::all_reduce ? 4 : 2;
+    CHECK(copies.streams.size() == 16 * 8 * phases);
+    CHECK(bytes_sent_by_rank(copies) == bytes_sent_by_rank(plain));
+    const double fill = (op == CollectiveOp::all_reduce ? 2 : 1) * copy;
+    CHECK(simulate(copies, t, {"flow"}).time.microseconds() ==
+          Approx(simulate(plain, t, {"flow"}).time.microseconds() + fill).margin(0.01));
+  }
 }
 
 TEST_CASE("nvls: needs reducing switches; analytic runs it too, never slower than flow", "[nvls]") {
@@ -62,7 +85,7 @@ TEST_CASE("nvls tree: reduce in the node, a double binary tree across nodes, mul
   // 4 chunks of 128 KiB. It sends: to the 8 reduce groups of its node, 8 x its chunk per loop = S in
   // all (64 MiB); over the nodes its shard once per channel, up in one tree and down in the other
   // (ncclGetDtree on 2 nodes: 0 above 1, then 1 above 0), 16 x 512 KiB = S/8; its multicast, S/8.
-  Schedule s = nvls_tree_all_reduce(2, 8, Bytes(64ULL << 20), {16, Bytes(uint64_t{128} * 1024), 2});
+  Schedule s = nvls_tree_all_reduce(2, 8, Bytes(64ULL << 20), {16, Bytes(uint64_t{128} * 1024)});
   validate(s);
   for (uint64_t sent : bytes_sent_by_rank(s)) CHECK(sent == (64ULL << 20) + (8ULL << 20) + (8ULL << 20));
   ClusterSpec spec = system_spec("dgx-h100");
@@ -83,7 +106,7 @@ TEST_CASE("nvls tree: each phase has warps of its own, so chunks overlap and the
   spec.nodes = 2;
   Topology t = build_cluster(spec);
   const uint64_t size = 64ULL << 20;
-  Schedule s = nvls_tree_all_reduce(2, 8, Bytes(size), {16, Bytes(uint64_t{128} * 1024), 2});
+  Schedule s = nvls_tree_all_reduce(2, 8, Bytes(size), {16, Bytes(uint64_t{128} * 1024)});
   const double nic = size / 8.0 / (400e9 / 8 * 4096 / 4174);
   const double nvlink = size / (18 * 25e9 * 256 / 272);
   double flow = simulate(s, t, {"flow"}).time.seconds();
@@ -103,7 +126,7 @@ TEST_CASE("nvls tree: the nodes' tree is NCCL's, channel c on tree c % 2", "[nvl
   const uint32_t channels = 2;
   const uint64_t size = uint64_t{g} * channels * (128 << 10);  // a shard of one 128 KiB chunk per rank and channel
   Schedule s = nvls_tree_all_reduce(static_cast<uint32_t>(nodes), static_cast<uint32_t>(g), Bytes(size),
-                                    {channels, Bytes(uint64_t{128} << 10), 2});
+                                    {channels, Bytes(uint64_t{128} << 10)});
   validate(s);
   std::vector<uint64_t> sent(nodes * g, 0);
   for (const Stream& stream : s.streams) {
