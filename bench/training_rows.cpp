@@ -63,6 +63,9 @@ void describe_sc21(const Row& r, const RowOptions& opt, Case& c) {
   // masked softmax and dropout on the materialised scores, the full s x s products computed.
   c.spec.flash_attention = false;
   c.spec.causal_skip = false;
+  // Megatron-LM's GPT linear layers carry biases, whose gradients it sums in backward
+  // (grad_output.sum(dim=0) in its tensor-parallel linear layers).
+  c.spec.linear_biases = true;
   c.spec.grad_bytes = 2;  // fp16 gradients: no --accumulate-allreduce-grads-in-fp32 in the scripts
   c.spec.micro_batch = s->micro_batch;
   if (s->local_ddp) c.spec.bucket = Bytes(uint64_t{1} << 62);  // one bucket, reduced after backward
@@ -77,7 +80,7 @@ void describe_sc21(const Row& r, const RowOptions& opt, Case& c) {
               (s->layers_per_virtual_stage ? std::to_string(s->layers_per_virtual_stage) + " layers/virtual stage"
                                            : std::string("no interleaving")) +
               ", " + (s->local_ddp ? "local DDP (one all-reduce after backward)" : "torch DDP 25 MB buckets") +
-              ", fp16 grads";
+              ", fp16 grads, linear biases";
   if (opt.sc21_sp_zero1) {
     c.spec.sequence_parallel = c.spec.parallel.tp > 1;
     c.spec.sharding = Sharding::zero1;
@@ -144,6 +147,9 @@ void describe_foundry(const Row& r, Case& c) {
   c.spec.grad_bytes = pure ? 2 : 4;
   c.spec.precision = Precision::bf16;
   c.spec.causal_skip = true;  // flash-attention skips the blocks above the causal diagonal
+  // MPT's linear layers had biases then: MPTConfig's no_bias defaulted to False and neither the
+  // model yamls nor submit_benchmarks.py set it (llm-foundry@1ef7b4d2, May 2023).
+  c.spec.linear_biases = true;
   // The tables date from May 2023, before FlashAttention-2 (July 2023): the 2023 stack's efficiencies.
   c.software = SoftwareStack::y2023;
   // Composer lets the micro-batch leave a remainder (e.g. 11, 11, 11, 11, 4); weft splits each
@@ -158,7 +164,7 @@ void describe_foundry(const Row& r, Case& c) {
   }
   c.choices = std::string("llm-foundry: FSDP FULL_SHARD (zero3), ") + (pure ? "bf16" : "fp32") +
               " gradient reduce (MP mode " + (pure ? "PURE" : "DEFAULT") +
-              "), FlashAttention 1 (software: 2023, the tables' date), 8x 200G RoCE" + split;
+              "), FlashAttention 1 (software: 2023, the tables' date), linear biases, 8x 200G RoCE" + split;
 }
 
 }  // namespace

@@ -132,6 +132,8 @@ constexpr std::array kTrainingFields = {
     field<W, &W::spec, &S::capacity_factor>("capacity_factor", "", "MoE: tokens per expert over an even share"),
     field<W, &W::spec, &S::causal_skip>("causal_skip", "", "causal attention at half the score products"),
     field<W, &W::spec, &S::flash_attention>("flash_attention", "", "false: scores through HBM (pre-FlashAttention)"),
+    field<W, &W::spec, &S::linear_biases>("linear_biases", "",
+                                          "the linear layers carry biases (backward sums their gradients)"),
     choice<W, to_software, software_name, &W::profile, &ComputeProfile::software>(
         "software", "2025 | 2023: the generation compute efficiencies come from (flash-attention 3/2 or 2/1)"),
     choice<W, to_timing, timing_name, &W::timing>(

@@ -267,6 +267,11 @@ LayerBytes layer_forward_bytes(const ModelConfig& m, const LayerShape& shape) {
     b.scores = score_elements * (6 * e + 1);
     b.scores_backward = score_elements * (9 * e + 1);
   }
+  if (shape.linear_biases) {
+    const double fc1 = d(m.ffn) * (m.gated_mlp ? 2 : 1);
+    b.bias_grads_attention = (tokens * (q + 2 * kv) / t + tokens * h / replicated) * e;
+    b.bias_grads_mlp = (tokens * fc1 / t + tokens * h / replicated) * e;
+  }
   if (shape.fp8_gemm_inputs) {
     constexpr double kCastBytes = 2 + 1 + 1;
     const double ffn = d(m.ffn) * m.top_k / t;  // columns of the MLP's second GEMM input

@@ -75,6 +75,9 @@ struct LayerShape {
   // fp8 GEMMs (Transformer Engine) cast their bf16 inputs and output gradients to fp8, each with a
   // transposed copy for the other GEMM of the backward pass: LayerBytes::casts.
   bool fp8_gemm_inputs = false;
+  // The linear layers carry biases (GPT-2-style models, Megatron-LM's default, MPT before no_bias):
+  // backward sums each one's output gradient over the tokens, LayerBytes::bias_grads.
+  bool linear_biases = false;
 };
 
 // Forward FLOPs of one layer on one rank for one micro-batch, by piece.
@@ -126,6 +129,10 @@ struct LayerBytes {
   // Backward: the output gradient of each of the four GEMMs.
   double casts_attention = 0, casts_mlp = 0;
   double casts_attention_backward = 0, casts_mlp_backward = 0;
+  // Backward only, with linear_biases: a bias's gradient is its output gradient summed over the
+  // tokens (PyTorch's AddmmBackward and Megatron-LM's linear layers: grad_output.sum(0)), a kernel
+  // of its own that reads that gradient once. QKV and out-projection; the MLP's two GEMMs (dense).
+  double bias_grads_attention = 0, bias_grads_mlp = 0;
   double total() const { return norms + residual + activation + attention_io + scores + casts_attention + casts_mlp; }
 };
 

@@ -150,10 +150,9 @@ struct StageRun {
 };
 
 void StageRun::gather_parameters_ahead() {
-  // ZeRO-1/2: each step begins with the all-gather of the parameters the optimizer updated (sharded)
-  // at the end of the previous step; Megatron overlaps it with the first forward. ZeRO-3/FSDP
-  // gathers the layers one by one (forward, backward) and the embedding and output layer here, once:
-  // FSDP's root unit keeps them gathered through the step.
+  // ZeRO-1/2: each step begins with the all-gather of the parameters the optimizer updated (sharded) at the end of the
+  // previous step; Megatron overlaps it with the first forward. ZeRO-3/FSDP gathers the layers one by one (forward,
+  // backward) and the embedding and output layer here, once: FSDP's root unit keeps them gathered through the step.
   params_gathered.assign(chunks, UINT32_MAX);
   if (ctx.spec.sharding == Sharding::none || ctx.comms.dp[ctx.rank] < 0) return;
   const bool zero3 = ctx.spec.sharding == Sharding::zero3;
@@ -388,7 +387,8 @@ Workload generate_training(const TrainingSpec& spec, const catalogue::GpuSpec& g
                      .sequence_parallel = spec.sequence_parallel,
                      .element_bytes = e,
                      .flash_attention = spec.flash_attention,
-                     .fp8_gemm_inputs = spec.precision == Precision::fp8};
+                     .fp8_gemm_inputs = spec.precision == Precision::fp8,
+                     .linear_biases = spec.linear_biases};
     RankContext ctx{spec, gpu, efficiency, layout, comms, w, r, w.programs[r], coords, shape, e};
     emit_rank(ctx);
   }

@@ -48,6 +48,7 @@ struct TrainingSpec {
   double capacity_factor = 1.0;
   bool causal_skip = false;     // see LayerShape
   bool flash_attention = true;  // see LayerShape
+  bool linear_biases = false;   // see LayerShape
 };
 
 // Micro-batches per step on each data-parallel rank: global / (micro x dp).

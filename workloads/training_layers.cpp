@@ -221,7 +221,7 @@ uint32_t emit_layer_backward(RankContext& c, uint32_t /*layer*/, uint32_t /*micr
     const auto [dgrad, wgrad] =
         block_backward(c, "bwd mlp",
                        {.dgrad_gemm = in.mlp,
-                        .bytes = block_bytes + backward_bytes(b.activation) + b.casts_mlp_backward,
+                        .bytes = block_bytes + backward_bytes(b.activation) + b.casts_mlp_backward + b.bias_grads_mlp,
                         .wgrad_gemm = wg.mlp,
                         .useful = 2 * f.mlp},
                        g);
@@ -233,18 +233,22 @@ uint32_t emit_layer_backward(RankContext& c, uint32_t /*layer*/, uint32_t /*micr
   if (c.comms.cp[c.rank] >= 0) {
     g = c.compute("bwd out-proj", bwd, in.out_proj + wg.out_proj, 0, b.casts_attention_backward, {g}, 2 * f.out_proj);
     g = ring_attention(c, bwd, f.attention, backward_bytes(b.attention_io) + b.scores_backward, 2.0, g);
-    std::tie(g, weights_done) = block_backward(
-        c, "bwd qkv",
-        {.dgrad_gemm = in.qkv, .bytes = block_bytes, .wgrad_gemm = wg.qkv, .useful = 2 * (f.qkv + f.attention)}, g);
+    std::tie(g, weights_done) = block_backward(c, "bwd qkv",
+                                               {.dgrad_gemm = in.qkv,
+                                                .bytes = block_bytes + b.bias_grads_attention,
+                                                .wgrad_gemm = wg.qkv,
+                                                .useful = 2 * (f.qkv + f.attention)},
+                                               g);
   } else {
-    std::tie(g, weights_done) = block_backward(
-        c, "bwd attention",
-        {.dgrad_gemm = in.out_proj + wg.out_proj + in.qkv,
-         .attention = 2 * f.attention,
-         .bytes = block_bytes + backward_bytes(b.attention_io) + b.scores_backward + b.casts_attention_backward,
-         .wgrad_gemm = wg.qkv,
-         .useful = 2 * (f.qkv + f.out_proj + f.attention)},
-        g);
+    std::tie(g, weights_done) =
+        block_backward(c, "bwd attention",
+                       {.dgrad_gemm = in.out_proj + wg.out_proj + in.qkv,
+                        .attention = 2 * f.attention,
+                        .bytes = block_bytes + backward_bytes(b.attention_io) + b.scores_backward +
+                                 b.casts_attention_backward + b.bias_grads_attention,
+                        .wgrad_gemm = wg.qkv,
+                        .useful = 2 * (f.qkv + f.out_proj + f.attention)},
+                       g);
   }
   return tp_close(c, "bwd attn all-reduce", bwd, g);
 }

@@ -201,6 +201,21 @@ TEST_CASE("materialised attention scores and fp8 casts through HBM", "[model]") 
   CHECK(fp8.scores == 0);
 }
 
+TEST_CASE("bias gradients read each biased linear layer's output gradient once", "[model]") {
+  const ModelConfig& m = model("gpt-3-175b");  // MHA, GELU MLP f = 4h
+  const double s = 2048, h = 12288, e = 2, t = 8;
+  // Column-parallel QKV (3h/t) and fc1 (4h/t) outputs; the row-parallel out-projection and fc2 add
+  // their biases to the full h after the all-reduce, repeated on every TP rank without SP.
+  const LayerBytes b = layer_forward_bytes(m, {.micro_batch = 1, .seq = 2048, .tp = 8, .linear_biases = true});
+  CHECK(b.bias_grads_attention == Approx(s * (3 * h / t + h) * e));
+  CHECK(b.bias_grads_mlp == Approx(s * (4 * h / t + h) * e));
+  const LayerBytes sp = layer_forward_bytes(
+      m, {.micro_batch = 1, .seq = 2048, .tp = 8, .sequence_parallel = true, .linear_biases = true});
+  CHECK(sp.bias_grads_mlp == Approx(s * (4 * h / t + h / t) * e));  // with SP each rank holds s/t rows of fc2's
+  const LayerBytes none = layer_forward_bytes(m, {.micro_batch = 1, .seq = 2048, .tp = 8});
+  CHECK(none.bias_grads_attention + none.bias_grads_mlp == 0);
+}
+
 TEST_CASE("MPT: llm-foundry's published parameter counts, less biases and LayerNorms", "[model][validation]") {
   // llm-foundry scripts/train/benchmarking/README.md NumParams at 2,048 tokens (learned positions grow
   // the count by d_model per token); the 9 h biases and 4 h LayerNorm elements per layer (and 2 h of
