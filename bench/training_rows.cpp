@@ -150,6 +150,10 @@ void describe_foundry(const Row& r, Case& c) {
   // MPT's linear layers had biases then: MPTConfig's no_bias defaulted to False and neither the
   // model yamls nor submit_benchmarks.py set it (llm-foundry@1ef7b4d2, May 2023).
   c.spec.linear_biases = true;
+  // Composer (>= 0.14.1, < 0.15 then) evaluates the model's training metrics on every micro-batch's
+  // logits after its backward, under autocast (composer@v0.14.1 trainer.py, _eval_train_metrics);
+  // MPT's are LanguageCrossEntropy and LanguagePerplexity, a cross-entropy each.
+  c.spec.metric_passes = 2;
   // The tables date from May 2023, before FlashAttention-2 (July 2023): the 2023 stack's efficiencies.
   c.software = SoftwareStack::y2023;
   // Composer lets the micro-batch leave a remainder (e.g. 11, 11, 11, 11, 4); weft splits each
@@ -164,7 +168,9 @@ void describe_foundry(const Row& r, Case& c) {
   }
   c.choices = std::string("llm-foundry: FSDP FULL_SHARD (zero3), ") + (pure ? "bf16" : "fp32") +
               " gradient reduce (MP mode " + (pure ? "PURE" : "DEFAULT") +
-              "), FlashAttention 1 (software: 2023, the tables' date), linear biases, 8x 200G RoCE" + split;
+              "), FlashAttention 1 (software: 2023, the tables' date), linear biases, 2 metric passes over the logits, "
+              "8x 200G RoCE" +
+              split;
 }
 
 }  // namespace

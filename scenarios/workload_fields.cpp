@@ -132,6 +132,8 @@ constexpr std::array kTrainingFields = {
     field<W, &W::spec, &S::capacity_factor>("capacity_factor", "", "MoE: tokens per expert over an even share"),
     field<W, &W::spec, &S::causal_skip>("causal_skip", "", "causal attention at half the score products"),
     field<W, &W::spec, &S::flash_attention>("flash_attention", "", "false: scores through HBM (pre-FlashAttention)"),
+    field<W, &W::spec, &S::metric_passes>(
+        "metric_passes", "", "cross-entropy passes over the logits per micro-batch for training metrics", up_to(16u)),
     field<W, &W::spec, &S::linear_biases>("linear_biases", "",
                                           "the linear layers carry biases (backward sums their gradients)"),
     choice<W, to_software, software_name, &W::profile, &ComputeProfile::software>(

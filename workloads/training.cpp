@@ -193,15 +193,15 @@ uint32_t StageRun::output_layer_forward(uint32_t x) {
   return x;
 }
 
-// Backward: the softmax's gradient (read 4, write e per logit), the logits' two GEMMs, and the sum
-// of the input gradient's partial sums over tp (column-parallel layer): an all-reduce, or under
-// sequence parallelism a reduce-scatter back to sequence shards.
+// Backward: the softmax's gradient (read 4, write e per logit) and the training metrics' passes, the logits'
+// two GEMMs, and the sum of the input gradient's partial sums over tp (column-parallel layer): an all-reduce,
+// or under sequence parallelism a reduce-scatter back to sequence shards.
 uint32_t StageRun::output_layer_backward(uint32_t stashed) {
   const double logits = logits_forward_flops(ctx.spec.model, ctx.shape);
   const double vocab = tokens() * ctx.spec.model.vocab / ctx.shape.tp;
   const GemmPasses gemm = logits_gemm_cost(ctx.spec.model, ctx.shape, ctx.gemm());
   uint32_t g = ctx.compute("bwd logits", Phase::backward, gemm.input_grad + gemm.weight_grad, 0,
-                           vocab * (4 + ctx.element_bytes), {stashed}, 2 * logits);
+                           vocab * logits_backward_bytes(ctx.spec, ctx.element_bytes), {stashed}, 2 * logits);
   const int32_t tp = ctx.comms.tp[ctx.rank];
   if (tp >= 0) {
     const bool sp = ctx.spec.sequence_parallel;

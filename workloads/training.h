@@ -49,7 +49,19 @@ struct TrainingSpec {
   bool causal_skip = false;     // see LayerShape
   bool flash_attention = true;  // see LayerShape
   bool linear_biases = false;   // see LayerShape
+  // Cross-entropy forwards over the logits per micro-batch beyond the loss's own: Composer evaluates
+  // its training metrics on every micro-batch's logits after its backward (llm-foundry's MPT:
+  // LanguageCrossEntropy and LanguagePerplexity, 2), under autocast, so in fp32.
+  uint32_t metric_passes = 0;
 };
+
+// Bytes per logit of the metric passes: each reads the e-byte logits, writes and reads their fp32
+// copy and writes the fp32 log-probabilities (PyTorch's autocast op reference lists cross_entropy
+// among the CUDA ops that autocast to float32).
+inline double metric_logit_bytes(const TrainingSpec& s, uint32_t e) { return s.metric_passes * (e + 12.0); }
+// Bytes per logit of the output layer's backward op: the softmax's gradient (read 4, write e), then
+// the metric passes.
+inline double logits_backward_bytes(const TrainingSpec& s, uint32_t e) { return 4.0 + e + metric_logit_bytes(s, e); }
 
 // Micro-batches per step on each data-parallel rank: global / (micro x dp).
 uint32_t micro_batches(const TrainingSpec& spec);

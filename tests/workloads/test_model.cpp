@@ -3,7 +3,10 @@
 #include <string>
 
 #include "sim/core/errors.h"
+#include "tests/small_model.h"
+#include "topologies/catalogue/gpus.h"
 #include "workloads/model.h"
+#include "workloads/training.h"
 
 using namespace weft;
 
@@ -229,4 +232,31 @@ TEST_CASE("MPT: llm-foundry's published parameter counts, less biases and LayerN
     const double l = m.layers, h = m.hidden;
     CHECK(static_cast<double>(total_params(m)) == Approx(r.published - (13 * l + 2) * h).epsilon(1e-12));
   }
+}
+
+TEST_CASE("training metric passes read the logits again in fp32 after each micro-batch's backward", "[model]") {
+  // Each pass reads the 2-byte logits, writes and reads their fp32 copy and writes fp32 log-probabilities:
+  // 2 + 12 = 14 B per logit; the output layer's backward op already moves 4 + 2 (the softmax's gradient).
+  TrainingSpec s;
+  s.model = test::small_model();  // vocabulary 1,024
+  s.global_batch = 1;
+  s.seq_len = 1024;
+  CHECK(logits_backward_bytes(s, 2) == 6);
+  s.metric_passes = 2;
+  CHECK(metric_logit_bytes(s, 2) == 28);
+  CHECK(logits_backward_bytes(s, 2) == 34);
+  // In a generated step the op grows by the time of those bytes at the GPU's memory rate.
+  const catalogue::GpuSpec& gpu = catalogue::gpu("h100-sxm");
+  auto bwd_logits = [&](uint32_t passes) {
+    s.metric_passes = passes;
+    const Workload w = generate_training(s, gpu, default_compute_profile());
+    for (const Op& op : w.programs[0].ops) {
+      if (w.labels[op.label] == "bwd logits") return op.duration;
+    }
+    FAIL("no bwd logits op");
+    return Time();
+  };
+  const double logits = 1024.0 * 1024, rate = gpu.memory_bandwidth * default_compute_profile().resolve(gpu.name).memory;
+  const double plain_s = logits * 6 / rate, with_s = logits * 34 / rate;
+  CHECK((bwd_logits(2) - bwd_logits(0)).seconds() == Approx(with_s - plain_s).margin(2e-12));
 }
