@@ -2,9 +2,9 @@
 // switch (multimem.ld_reduce) and multicast (multimem.st). Each rank owns one chunk per loop of
 // each channel: it pulls that chunk reduced over all ranks from the switches, then multicasts it
 // to all ranks. Per GPU this moves S(1 + 1/n) bytes each way for an all-reduce of S bytes, where a
-// ring moves 2S(n-1)/n. The fabric must support group transfers (flow does). On one node the
-// rank's input is first copied into the switch-mapped buffers and the result out of them, by warps
-// of their own (the scatter and gather phases of nvls_schedule and nvls_tree_all_reduce, with
+// ring moves 2S(n-1)/n. The fabric must support group transfers (flow does). A rank's input is
+// first copied into the switch-mapped buffers and the result out of them, by warps of their own
+// (the scatter and gather phases of nvls_schedule and nvls_tree_all_reduce, with
 // NvlsOptions::copy_rate).
 #pragma once
 
