@@ -38,13 +38,16 @@ enum NvlsPhase : uint32_t { kScatter, kReduce, kMulticast, kGather, kPhases };
 
 struct NvlsLoops {
   uint64_t count = 0, chunk = 0;
+  Time copy;  // one loop's scatter or gather copy of a channel (heads x chunk); zero: copies left out
 };
 
-// Every rank's share of a channel, cut in chunks: loop k handles chunk k of every rank at once.
-NvlsLoops nvls_loops(Bytes size, uint32_t ranks, const NvlsOptions& o) {
-  const uint64_t per_rank = (size.count() + uint64_t{ranks} * o.channels - 1) / (uint64_t{ranks} * o.channels);
-  const uint64_t loops = std::max<uint64_t>(1, (per_rank + o.chunk.count() - 1) / o.chunk.count());
-  return {loops, (per_rank + loops - 1) / loops};  // equal chunks, the NCCL loop rounded up
+// Every head's share of a channel, cut in chunks: loop k handles chunk k of every head at once.
+NvlsLoops nvls_loops(Bytes size, uint32_t heads, const NvlsOptions& o) {
+  const uint64_t per_head = (size.count() + uint64_t{heads} * o.channels - 1) / (uint64_t{heads} * o.channels);
+  const uint64_t loops = std::max<uint64_t>(1, (per_head + o.chunk.count() - 1) / o.chunk.count());
+  const uint64_t chunk = (per_head + loops - 1) / loops;  // equal chunks, the NCCL loop rounded up
+  const Time copy = o.copy_rate.bps() > 0 ? transmit_time(Bytes(chunk * heads), o.copy_rate) : Time();
+  return {loops, chunk, copy};
 }
 
 }  // namespace
@@ -65,8 +68,7 @@ Schedule nvls_schedule(CollectiveOp op, uint32_t ranks, Bytes size, const NvlsOp
   s.max_in_flight = 1;  // each stream is one warp group working its chunks in order
   add_groups(s, ranks);
   const NvlsLoops loops = nvls_loops(size, ranks, o);
-  const bool copies = o.copy_rate.bps() > 0;
-  const Time copy = copies ? transmit_time(Bytes(loops.chunk * ranks), o.copy_rate) : Time();
+  const bool copies = loops.copy > Time();
   const bool has[kPhases] = {reduce && copies, reduce, multicast, multicast && copies};
   // Stream of `phase` for (channel c, rank g); -1 when that phase does not run.
   uint32_t phases = 0;
@@ -85,11 +87,11 @@ Schedule nvls_schedule(CollectiveOp op, uint32_t ranks, Bytes size, const NvlsOp
         append_run(stream, run);
         s.streams.push_back(std::move(stream));
       };
-      add(kScatter, {count, StepKind::local, 0, Bytes(), copy, at(kReduce), -static_cast<int32_t>(kNcclSteps)});
+      add(kScatter, {count, StepKind::local, 0, Bytes(), loops.copy, at(kReduce), -static_cast<int32_t>(kNcclSteps)});
       add(kReduce, {count, StepKind::group, g, Bytes(loops.chunk), Time(), at(kScatter), 0, at(kMulticast), -1});
       add(kMulticast,
           {count, StepKind::group, ranks + g, Bytes(loops.chunk), Time(), at(kScatter), 0, at(kReduce), -1});
-      add(kGather, {count, StepKind::local, 0, Bytes(), copy, at(kMulticast), 0});
+      add(kGather, {count, StepKind::local, 0, Bytes(), loops.copy, at(kMulticast), 0});
     }
   }
   return s;
@@ -119,9 +121,8 @@ void add_node_groups(Schedule& s, uint32_t ranks, uint32_t g) {
 // per chunk, so a step waits for step k of the stream it names (offset 0).
 class NvlsTreeChannel {
  public:
-  NvlsTreeChannel(Schedule& s, const TreeLinks& nodes, uint32_t g, uint32_t channel, uint64_t loops, uint64_t chunk,
-                  Time copy)
-      : s_(s), nodes_(nodes), g_(g), channel_(channel), loops_(loops), chunk_(chunk), copy_(copy) {}
+  NvlsTreeChannel(Schedule& s, const TreeLinks& nodes, uint32_t g, uint32_t channel, const NvlsLoops& loops)
+      : s_(s), nodes_(nodes), g_(g), channel_(channel), loops_(loops.count), chunk_(loops.chunk), copy_(loops.copy) {}
 
   void build() {
     const auto ranks = static_cast<uint32_t>(nodes_.parent.size() * g_);
@@ -208,12 +209,9 @@ Schedule nvls_tree_all_reduce(uint32_t nodes, uint32_t gpus_per_node, Bytes size
   s.size = size;
   s.max_in_flight = kNcclSteps;  // per stream: a connection's FIFO slots (ProtoSimple<1,1>: one per chunk)
   add_node_groups(s, ranks, g);
-  const uint64_t shard = (size.count() + uint64_t{g} * o.channels - 1) / (uint64_t{g} * o.channels);
-  const uint64_t loops = std::max<uint64_t>(1, (shard + o.chunk.count() - 1) / o.chunk.count());
-  const uint64_t chunk = (shard + loops - 1) / loops;
+  const NvlsLoops loops = nvls_loops(size, g, o);  // the node's g GPUs are its NVLS heads
   const std::array<TreeLinks, 2> trees = double_binary_tree(nodes);
-  const Time copy = o.copy_rate.bps() > 0 ? transmit_time(Bytes(chunk * g), o.copy_rate) : Time();
-  for (uint32_t c = 0; c < o.channels; ++c) NvlsTreeChannel(s, trees[c % 2], g, c, loops, chunk, copy).build();
+  for (uint32_t c = 0; c < o.channels; ++c) NvlsTreeChannel(s, trees[c % 2], g, c, loops).build();
   return s;
 }
 

@@ -148,24 +148,24 @@ Bandwidth channel_speed(const TunerInput& in, uint32_t channels) {
   return Bandwidth::bps(static_cast<uint64_t>(speed * 8e9));
 }
 
+// NVLS and NVLSTree: at least 2 channels (one is kept for synchronisation); the scatter and gather
+// warps copy at a channel's speed [assumption: the rate weft gives a ring or tree channel's copies
+// through its FIFO; no per-warp-group figure is published].
+NvlsOptions nvls_build_options(Bytes chunk, const TunerInput& in, uint32_t channels) {
+  const uint32_t nvls_channels = std::max<uint32_t>(2, channels);
+  return {nvls_channels, chunk, channel_speed(in, nvls_channels)};
+}
+
 Schedule build(Algorithm a, CollectiveOp op, Bytes size, const TunerInput& in, uint32_t channels, Protocol p) {
   uint32_t ranks = in.ranks();
   switch (a) {
     case Algorithm::tree:
       return tree_all_reduce(ranks, size, tree_build_options(size, in, channels, p));
-    // NVLS's scatter and gather warps copy at a channel's speed [assumption: the rate weft gives a
-    // ring or tree channel's copies through its FIFO; no per-warp-group figure is published].
-    case Algorithm::nvls: {
-      const uint32_t nvls_channels = std::max<uint32_t>(2, channels);
-      return nvls_schedule(op, ranks, size,
-                           {nvls_channels, nvls_chunk(size, in, channels), channel_speed(in, nvls_channels)});
-    }
-    case Algorithm::nvls_tree: {
-      const uint32_t nvls_channels = std::max<uint32_t>(2, channels);
-      return nvls_tree_all_reduce(
-          in.nodes, in.gpus_per_node, size,
-          {nvls_channels, nvls_tree_chunk(size, in, channels), channel_speed(in, nvls_channels)});
-    }
+    case Algorithm::nvls:
+      return nvls_schedule(op, ranks, size, nvls_build_options(nvls_chunk(size, in, channels), in, channels));
+    case Algorithm::nvls_tree:
+      return nvls_tree_all_reduce(in.nodes, in.gpus_per_node, size,
+                                  nvls_build_options(nvls_tree_chunk(size, in, channels), in, channels));
     case Algorithm::pat:
       return pat_schedule(op, ranks, size, {.channels = std::max<uint32_t>(1, channels)});
     case Algorithm::collnet_direct:
