@@ -17,7 +17,17 @@ struct SystemDescription {
   const char* preset;  // "" when weft cannot describe it
   std::vector<std::string> sets;
   const char* why;  // the source of the description, or why there is none
+  // How the source's own benchmark script ran nccl-tests, when its rows' notes do not say: -g (GPUs per
+  // host thread) and NCCL_ALGO. 1 and "" when the source does not run it that way.
+  uint32_t gpus_per_thread = 1;
+  const char* algorithm = "";
 };
+
+// Azure's AI-benchmarking-guide (@8fd0c6e, Benchmarks/NCCLBandwidth.py) runs
+// `NCCL_ALGO=<algo> ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8 -n 40` in one process, and its
+// results pages publish "the NCCL AllReduce (NVLS algorithm) tests in-place" column. The A100 has no
+// NVLink SHARP, so NVLS cannot be what ran there (the rows' notes): -g 8 only.
+constexpr uint32_t kAzureGpusPerThread = 8;
 
 const std::vector<SystemDescription>& descriptions() {
   static const std::vector<SystemDescription> kTable = {
@@ -27,8 +37,9 @@ const std::vector<SystemDescription>& descriptions() {
       {"DGX H100", "dgx-h100", {}, "the preset"},
       // Azure ND H100 v5 / ND A100 v4 (learn.microsoft.com, sizes): HGX H100 / A100 boards with 8 x 400G
       // NDR / 8 x 200G HDR InfiniBand, the wiring of the DGX presets.
-      {"Azure ND H100 v5", "dgx-h100", {}, "HGX H100 with 8x 400G NDR IB, as DGX H100"},
-      {"Azure ND A100 v4", "dgx-a100", {}, "HGX A100 with 8x 200G HDR IB, as DGX A100"},
+      {"Azure ND H100 v5", "dgx-h100", {}, "HGX H100 with 8x 400G NDR IB, as DGX H100", kAzureGpusPerThread, "NVLS"},
+      {"Azure ND A100 v4", "dgx-a100", {}, "HGX A100 with 8x 200G HDR IB, as DGX A100", kAzureGpusPerThread},
+      {"Azure ND H200 v5", "hgx-h200", {}, "the preset", kAzureGpusPerThread, "NVLS"},
       {"H200", "hgx-h200", {}, "the preset"},
       // AWS p6-b200 (AWS instance page): 8 B200 on NVLink5 switches, the DGX B200 board; EFA unused on one node.
       {"p6-b200", "dgx-b200", {}, "HGX B200, as DGX B200 (one node: EFA unused)"},
@@ -159,14 +170,17 @@ DescribedRow describe_row(const Row& r) {
     out.sets.push_back(fmt::format("node.gpus={}", per_node));  // the GPUs the run used
   }
   out.spec = resolve_system(d.preset, nodes, out.sets, "--set");
-  if (std::optional<Algorithm> a = forced_algorithm(r.at("algorithm_if_known"))) {
-    out.plan.overrides.algorithm = a;
-    out.setup += fmt::format("; NCCL_ALGO={} as measured", to_string(*a));
+  std::optional<Algorithm> algorithm = forced_algorithm(r.at("algorithm_if_known"));
+  if (!algorithm && *d.algorithm != '\0') algorithm = parse_algorithm(d.algorithm);
+  if (algorithm) {
+    out.plan.overrides.algorithm = algorithm;
+    out.setup += fmt::format("; NCCL_ALGO={} as measured", to_string(*algorithm));
   }
   if (const std::string v = nccl_version_in(r.at("notes")); !v.empty()) {
     try {
       out.plan.version = nccl_version(v).name;
-      out.setup += fmt::format("; NCCL {}", out.plan.version);
+      out.setup += v == out.plan.version ? fmt::format("; NCCL {}", v)
+                                         : fmt::format("; NCCL {} (the tuning.cc of {})", v, out.plan.version);
     } catch (const ConfigError&) {
       out.setup += fmt::format("; NCCL {} not in the tuner: newest constants", v);
     }
@@ -175,9 +189,11 @@ DescribedRow describe_row(const Row& r) {
   // from one thread (group.cc doLaunches); the prediction charges it (collectives/host_issue.h).
   static const std::regex kGpusPerThread(R"(-g ([0-9]+))");
   std::smatch g;
-  if (std::regex_search(r.at("notes"), g, kGpusPerThread) && g[1].str() != "1") {
-    out.gpus_per_thread = static_cast<uint32_t>(std::stoul(g[1].str()));
-    out.setup += fmt::format("; -g {}: one thread launches {} GPUs' kernels in turn", g[1].str(), g[1].str());
+  out.gpus_per_thread = std::regex_search(r.at("notes"), g, kGpusPerThread)
+                            ? static_cast<uint32_t>(std::stoul(g[1].str()))
+                            : d.gpus_per_thread;
+  if (out.gpus_per_thread > 1) {
+    out.setup += fmt::format("; -g {0}: one thread launches {0} GPUs' kernels in turn", out.gpus_per_thread);
   }
   out.measured_us = measured_time_us(r, out.op, out.bytes, out.gpus);
   return out;

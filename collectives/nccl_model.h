@@ -93,7 +93,8 @@ struct NcclVersion {
 };
 
 std::span<const NcclVersion> nccl_versions();
-// "" and "head" = the newest; otherwise an exact name ("2.21.5") or its major.minor ("2.21").
+// "" and "head" = the newest; otherwise an exact name ("2.21.5"), its major.minor ("2.21") or a
+// release whose tuning.cc is identical to a modelled one ("2.18.5" has 2.18.3's constants).
 // ConfigError listing the known versions otherwise.
 const NcclVersion& nccl_version(std::string_view name);
 

@@ -21,6 +21,10 @@ grep -qE "^coverage: [0-9]+ of $total rows described" "$work/out" || fail "no co
 for kernel in normal low-latency; do  # DeepEP's kernels run as EP exchanges (collectives/ep_exchange.h)
   grep -q ",DeepEP $kernel," "$work/rows.csv" || fail "no DeepEP $kernel rows predicted"
 done
+# The Azure guide's own script ran -g 8 with NCCL_ALGO per column, the NVLS column published (H100/H200).
+grep -q '^"Azure ND H100 v5.*NCCL_ALGO=NVLS as measured; NCCL 2.18.5 (the tuning.cc of 2.18.3); -g 8' "$work/rows.csv" ||
+  fail "Azure H100 rows not described as the guide ran them"
+grep '^"Azure ND A100 v4' "$work/rows.csv" | grep -q 'NCCL_ALGO' && fail "Azure A100 rows forced to an algorithm"
 described=$(sed -nE 's/^coverage: ([0-9]+) of.*/\1/p' "$work/out")
 [[ $(($(wc -l <"$work/rows.csv") - 1)) -eq ${described:-0} ]] || fail "CSV rows differ from the described count"
 

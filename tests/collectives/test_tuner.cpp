@@ -57,6 +57,11 @@ TEST_CASE("tuner: versions by name, newest by default, unknown ones listed", "[t
   CHECK(nccl_version("2.21").name == "2.21.5");
   CHECK(nccl_version("v2.27.7").name == "2.27.7");
   CHECK(nccl_version("2.18.3").name == "2.18.3");
+  // Releases whose src/graph/tuning.cc is the same file as a modelled one's take its constants; a
+  // release whose tuning.cc differs (2.20.5 from 2.21.5: NVLS hops, Hopper llMaxBw) is not guessed.
+  CHECK(nccl_version("2.18.5").name == "2.18.3");
+  CHECK(nccl_version("v2.27.6").name == "2.27.7");
+  CHECK_THROWS_AS(nccl_version("2.20.5"), ConfigError);
   CHECK_THROWS_WITH(nccl_version("2.99.1"), Catch::Contains("2.30.7") && Catch::Contains("2.21.5"));
   TunerInput in = dgx_h100(1, CollectiveOp::all_reduce, 8);
   in.version = "1.0";
