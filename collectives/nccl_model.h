@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -64,7 +65,8 @@ struct TunerInput {
   bool collnet = false;        // SHARP switches in the network and the CollNet plugin (§7)
   CpuVendor cpu = CpuVendor::intel;
   double net_latency_us = 0;  // graph->latencyInter: the net plugin's props->latency; IB and sockets 0 (§2)
-  std::string version;        // NCCL version, "" = the newest documented (2.30.7, HEAD)
+  std::optional<Protocol> platform_protocol;  // NCCL_PROTO the platform's net plugin sets (node.nccl_proto)
+  std::string version;                        // NCCL version, "" = the newest documented (2.30.7, HEAD)
 
   uint32_t ranks() const { return nodes * gpus_per_node; }
 };

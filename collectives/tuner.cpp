@@ -158,6 +158,10 @@ std::string pair_unavailable(const TunerInput& in, const TunerOverrides& ov, Alg
                              uint32_t channels) {
   if (ov.algorithm && *ov.algorithm != a) return fmt::format("not NCCL_ALGO={}", to_string(*ov.algorithm));
   if (ov.protocol && *ov.protocol != p) return fmt::format("not NCCL_PROTO={}", to_string(*ov.protocol));
+  if (!ov.protocol && in.platform_protocol && *in.platform_protocol != p) {
+    return fmt::format("not NCCL_PROTO={}, which the platform's net plugin sets (node.nccl_proto)",
+                       to_string(*in.platform_protocol));
+  }
   if (std::string why = algorithm_unavailable(in, a); !why.empty()) return why;
   if (std::string why = protocol_unavailable(in, a, p, ov.protocol == p); !why.empty()) return why;
   if ((a == Algorithm::nvls || a == Algorithm::nvls_tree) && channels < 2) {
@@ -340,6 +344,7 @@ TunerInput describe_for_tuner(const ClusterSpec& spec, CollectiveOp op, Bytes si
                                                    : pcie_GBps(s.pcie_generation, s.pcie_lanes);
   std::tie(in.bw_inter_GBps, in.nics_per_node) = nic_share(spec, s);
   if (s.nics > 0) in.net_latency_us = node_spec::nic_of(s).plugin_latency.microseconds();
+  if (!s.nccl_proto.empty()) in.platform_protocol = parse_protocol(s.nccl_proto, "node.nccl_proto");
   in.channels = in.intra == IntraLink::nvlink ? 16 : 2;
   const bool switched = s.layout == NodeLayout::nvswitch || s.layout == NodeLayout::nvl_rack;
   in.nvswitch = switched && s.nvswitch_generation > 0;

@@ -62,7 +62,9 @@ double nvlink_GBps(const NodeSpec& node);
 // - channels = 16 on NVLink (§5, the H800 log), 2 on PCIe (reading: one ring per direction);
 // - nvls = an NVSwitch generation with in-switch reduction (3+); collnet = false (the spec alone cannot
 //   tell; the Topology overload below reads SHARP switches);
-// - cpu = Arm for Grace (GB200), Intel otherwise (the node spec does not say).
+// - cpu = Arm for Grace (GB200), Intel otherwise (the node spec does not say);
+// - platform_protocol = node.nccl_proto, the NCCL_PROTO a vendor's net plugin sets (ConfigError naming
+//   the key for an unknown protocol); NCCL_PROTO given by the user still wins, as in NCCL.
 TunerInput describe_for_tuner(const ClusterSpec& spec, CollectiveOp op, Bytes size);
 // The same, with nvls, collnet and the rank count read from the built topology: NVLS when an NVSwitch
 // node reduces, CollNet when a network switch does (SHARP).

@@ -46,6 +46,9 @@ struct NodeSpec {
   std::string nic = "cx7";  // catalogue::nic() name; "" or nics = 0 for none
   int nics = 8;             // NICs per node (per host for nvl_rack), on the PCIe switches
   int nic_ports = 1;        // network ports per NIC used as separate planes
+  // The NCCL_PROTO the platform's own software sets when the user leaves it unset (a vendor's net
+  // plugin that cannot deliver LL/LL128's flags in order): "" = NCCL's default, else a protocol name.
+  std::string nccl_proto;
 };
 
 // What a cluster builder needs from a node it added.

@@ -162,6 +162,11 @@ ClusterSpec pcie_2080ti_pair() {
 ClusterSpec aws_p4de() {
   NodeSpec n = hgx("a100-80gb", 2, 6, "efa", 2);
   n.nics = 4;
+  // aws-ofi-nccl sets NCCL_PROTO=simple at init when the EFA endpoint cannot deliver 128-byte
+  // aligned writes in order (v1.8.1 src/platform-aws.c configure_nccl_proto; exempted on p5 only,
+  // aws/aws-ofi-nccl#280); a p4d log shows it: "Setting FI_OPT_EFA_SENDRECV_IN_ORDER_ALIGNED_128_BYTES
+  // not supported. ... Setting NCCL_PROTO to "simple"" (aws/aws-ofi-nccl#889).
+  n.nccl_proto = "Simple";
   NetworkSpec net;
   net.shape = NetworkShape::fat_tree;
   net.technology = NetworkTechnology::roce;  // EFA's SRD is RDMA over Ethernet: the RoCE overheads are close
@@ -242,6 +247,8 @@ constexpr std::array kFields = {
     field<C, &C::node, &N::nic>("node.nic", "", "catalogue NIC (cx7, eth-100g, ...; \"\" for none)"),
     field<C, &C::node, &N::nics>("node.nics", "", "NICs per node (per host for nvl-rack)"),
     field<C, &C::node, &N::nic_ports>("node.nic_ports", "", "ports per NIC, each its own network plane"),
+    field<C, &C::node, &N::nccl_proto>("node.nccl_proto", "",
+                                       "NCCL_PROTO the platform's net plugin sets (\"\" = NCCL's default)"),
     choice<C, to_shape, shape_name, &C::network, &W::shape>("network.shape",
                                                             "single-switch | fat-tree | rail-optimized"),
     choice<C, to_technology, technology_name, &C::network, &W::technology>("network.technology",

@@ -328,6 +328,7 @@ TEST_CASE("tuner: an EFA NIC brings aws-ofi-nccl's plugin latency to every netwo
   spec.nodes = 2;
   TunerInput in = describe_for_tuner(spec, CollectiveOp::all_reduce, Bytes(8));
   CHECK(in.net_latency_us == Approx(75.0));
+  in.platform_protocol.reset();  // the plugin's NCCL_PROTO=simple would leave LL without an estimate
   CHECK(find(candidates(in), Algorithm::tree, Protocol::ll).latency_us == Approx(6.8 + 2 * (7 * 0.6 + 80.0)));
   // NCCL's own InfiniBand transport leaves props->latency unset.
   CHECK(dgx_h100(2, CollectiveOp::all_reduce, 8).net_latency_us == 0.0);
