@@ -39,6 +39,9 @@ void describe_run(const NcclTestsLog& log, CollectiveRequest& r, Comparison& c) 
   if (r.nccl_version.empty() && !log.nccl_version.empty()) {
     try {
       r.nccl_version = std::string(nccl_version(log.nccl_version).name);
+      if (r.nccl_version != log.nccl_version) {
+        c.version_note = fmt::format("the log's NCCL {} has the same tuning.cc", log.nccl_version);
+      }
     } catch (const ConfigError&) {
       c.version_note = fmt::format("the log's NCCL {} is not in the tuner: newest constants", log.nccl_version);
     }

@@ -42,6 +42,11 @@ done
 /usr/bin/python3 -c "import json,sys; j=json.load(open('$work/json')); assert len(j['rows'])==$n and j['rows'][0]['measured_us']>0" ||
   fail "json rows"
 
+# The log's NCCL version picks the tuner's constants: 2.18.5 has 2.18.3's tuning.cc, and says so.
+sed 's/^# Using devices/#  NCCL version 2.18.5+cuda12.2\n# Using devices/' "$work/dgx.log" >"$work/dgx-2185.log"
+"$weft" collective --system dgx-h100 --compare "$work/dgx-2185.log" >"$work/out" 2>"$work/err" || fail "2.18.5: $(cat "$work/err")"
+grep -q "NCCL 2.18.3 constants (the log's NCCL 2.18.5 has the same tuning.cc)" "$work/out" || fail "2.18.5: $(head -1 "$work/out")"
+
 # Two hosts of 8: the log's hosts give the nodes (p4de over EFA).
 rebuild "AWS p4de.24xlarge (8x A100 80GB)" 2 8 all_reduce_perf "$work/p4de.log" >/dev/null
 "$weft" collective --system aws-p4de --compare "$work/p4de.log" >"$work/out" 2>"$work/err" || fail "p4de: $(cat "$work/err")"
