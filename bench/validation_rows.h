@@ -1,7 +1,8 @@
 // How each published system of ../shared/validation/collectives.csv is described to weft: the
 // catalogue preset, the fields its published set-up changes (GPUs in use, NICs, P2P), the algorithm
 // when the measurement forced one and the NCCL version when the source names it. Every value comes
-// from the row's own columns or the vendor's description of the machine, never from its timings.
+// from the row's own columns, the vendor's description of the machine or the source's own benchmark
+// script (how it ran nccl-tests: -g, NCCL_ALGO), never from its timings.
 #pragma once
 
 #include <optional>
