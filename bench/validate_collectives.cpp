@@ -70,7 +70,7 @@ weft::SweepRow prediction(const DescribedRow& d, const weft::Topology& topology)
     return p;
   }
   const weft::EpExchange& x = d.ep->exchange;
-  const weft::Time t = weft::simulate(x.schedule, topology, {"flow"}).time;
+  const weft::Time t = weft::simulate(x.schedule, topology, {weft::ep_simulation_setup("flow")}).time;
   const double busbw = x.counted_bytes / t.seconds() / 1e9;  // DeepEP's bandwidth, the measured column's
   const bool normal = d.ep->kernel == weft::EpKernel::normal;
   return {weft::Bytes(d.bytes), 0, t, busbw, busbw, 0, fmt::format("DeepEP {}", normal ? "normal" : "low-latency")};

@@ -181,8 +181,10 @@ Action add_collective_command(CLI::App& app) {
   add_system_options(cmd, args->system);
   cmd->add_option("--routing", r.routing, "ecmp | spray | adaptive (per packet: needs --fabric packet)")
       ->capture_default_str();
-  cmd->add_flag("--pxn", r.pxn,
-                "Inter-node sends go over NVLink to the GPU on the destination's rail first (NCCL PXN)");
+  cmd->add_flag("--pxn,!--no-pxn", r.pxn,
+                "Inter-node sends go over NVLink to the GPU on the destination's rail first (NCCL PXN, "
+                "on by default as in NCCL; --no-pxn: NCCL_PXN_DISABLE=1)")
+      ->capture_default_str();
   cmd->add_option("--channels,-c", args->channels,
                   "Channels (rings) in parallel, each with 1/C of the buffer; with --system, NCCL_MIN/MAX_NCHANNELS")
       ->capture_default_str()

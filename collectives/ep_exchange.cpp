@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <cmath>
+#include <utility>
 
 #include "collectives/algorithm_util.h"
 #include "sim/core/errors.h"
@@ -101,6 +102,12 @@ EpExchange ep_exchange(EpKernel kernel, EpPhase phase, const EpRouting& routing,
   x.counted_bytes = nodes == 1 ? ranks * tokens * p_rank * token : nodes * tokens * p_node * token;
   x.counted_as = nodes == 1 ? "NVLink" : "RDMA";
   return x;
+}
+
+SimulationSetup ep_simulation_setup(std::string fabric, uint64_t seed) {
+  SimulationSetup setup{std::move(fabric), seed};
+  setup.fabric_options.pxn = false;
+  return setup;
 }
 
 }  // namespace weft

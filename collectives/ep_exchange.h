@@ -26,6 +26,7 @@
 #include <string>
 
 #include "collectives/schedule.h"
+#include "sim/simulation.h"
 
 namespace weft {
 
@@ -62,5 +63,9 @@ struct EpExchange {
 // the routing cannot have (experts not divisible by ranks, k above the experts a token may use, ...).
 EpExchange ep_exchange(EpKernel kernel, EpPhase phase, const EpRouting& routing, uint32_t ranks,
                        uint32_t gpus_per_node);
+
+// The simulation an exchange runs on: DeepEP's kernels post RDMA from the GPU's own NIC (NVSHMEM),
+// never through NCCL's PXN relay, so PXN is off whatever NCCL's default.
+SimulationSetup ep_simulation_setup(std::string fabric, uint64_t seed = 1);
 
 }  // namespace weft

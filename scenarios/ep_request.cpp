@@ -35,7 +35,7 @@ EpPhaseResult run_phase(EpPhase phase, const EpExchange& x, const EpRequest& r, 
     const auto bytes = static_cast<double>(s.runs.front().bytes.count());
     (s.runs.front().peer < per_node ? out.nvlink_bytes : out.network_bytes) += bytes;
   }
-  out.time = simulate(x.schedule, topology, {{r.fabric, r.seed}}).time;
+  out.time = simulate(x.schedule, topology, {ep_simulation_setup(r.fabric, r.seed)}).time;
   out.bandwidth_GBps = x.counted_bytes / out.time.seconds() / 1e9;
   return out;
 }

@@ -44,7 +44,7 @@ YAML::Node fields_node(std::span<const Field<S>> fields, const S& object, std::s
 
 YAML::Node fabric_node(const Scenario& s) {
   const FabricOptions& o = s.fabric_options;
-  if (o.routing == FabricOptions{}.routing && !o.pxn && !o.packet) return YAML::Node(s.fabric);
+  if (o.routing == FabricOptions{}.routing && o.pxn == FabricOptions{}.pxn && !o.packet) return YAML::Node(s.fabric);
   YAML::Node node(YAML::NodeType::Map);
   node["model"] = s.fabric;
   for (const auto& entry : fields_node(router_fields(), o)) node[entry.first] = entry.second;

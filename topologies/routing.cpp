@@ -74,6 +74,10 @@ const Path& Router::route(NodeIndex src, NodeIndex dst, uint64_t entropy, const 
     if (set.size() == 1) return set.front();
     return set[flow_hash(options_.seed, src, dst, entropy, 0) % set.size()];
   }
+  if (const PathSet* relayed = relay_stripes(src, dst, entropy)) {
+    stripes = relayed;
+    return relayed->front();
+  }
   uint64_t state = pair_key(src, dst) ^ (entropy * 0x9E3779B97F4A7C15ULL);
   const uint64_t hash = splitmix64(state);
   if (const Path* known = routes_.find_or_add(src, dst, entropy, hash)) return *known;

@@ -113,7 +113,10 @@ class Router {
   const std::vector<uint16_t>& switch_distances(NodeIndex toward);
   void walk_network(NodeIndex from, NodeIndex toward, uint64_t flow_hash, std::vector<LinkId>& out);
   uint64_t count_network(NodeIndex from, NodeIndex toward);
-  NodeIndex egress_gpu(NodeIndex src, NodeIndex dst) const;
+  NodeIndex egress_gpu(NodeIndex src, NodeIndex dst);
+  bool relays_for(NodeIndex src, NodeIndex relay);
+  void network_links(NodeIndex egress, NodeIndex src, NodeIndex dst, uint64_t entropy, std::vector<LinkId>& links);
+  const PathSet* relay_stripes(NodeIndex src, NodeIndex dst, uint64_t entropy);
   NodeIndex matching_nic(NodeIndex dst, NodeIndex src_nic) const;
 
   Path make_path(std::vector<LinkId> links);
@@ -132,6 +135,18 @@ class Router {
   std::unordered_map<uint64_t, LocalRoutes> local_cache_;           // (src, dst) inside a host/domain
   std::unordered_map<NodeIndex, std::vector<uint16_t>> distances_;  // toward switch -> hops per switch
   RouteTable routes_;                                               // inter-host (src, dst, entropy) -> interned path
+  struct RelayKey {
+    NodeIndex src, dst;
+    uint64_t entropy;
+    bool operator==(const RelayKey&) const = default;
+  };
+  struct RelayKeyHash {
+    size_t operator()(const RelayKey& k) const {
+      return (uint64_t{k.src} << 32 | k.dst) ^ (k.entropy * 0x9E3779B97F4A7C15ULL);
+    }
+  };
+  std::unordered_map<RelayKey, PathSet, RelayKeyHash> relays_;  // PXN sends striped over NVLink
+  std::unordered_map<uint64_t, NodeIndex> relay_gpu_;           // (src, rail) -> the GPU that sends
   struct LinksHash {
     size_t operator()(const std::vector<LinkId>& links) const;
   };

@@ -64,17 +64,49 @@ void Router::next_hops(NodeIndex at, NodeIndex toward, std::vector<LinkId>& out)
 // ---------------------------------------------------------------------------------------------
 // Between hosts: GPU -> NIC -> switch network -> NIC -> GPU
 
-// With PXN, the GPU of the source host on the destination's rail (same local index) sends.
-NodeIndex Router::egress_gpu(NodeIndex src, NodeIndex dst) const {
+// With PXN, the GPU of the source host on the destination's rail (same local index) sends, as NCCL's
+// ncclTopoGetNetDev does at P2P_PXN_LEVEL 2 (graph/search.cc) and its ring graphs through PATH_PXN
+// (graph/paths.cc): only when NVLink joins the two directly or through NVSwitches (PATH_NVL, never
+// along a chain of GPUs as a cube mesh would need), the relay reaches its NIC through PCIe switches
+// alone (PATH_PXB: not through a CPU) and the sender does not share that NIC already.
+NodeIndex Router::egress_gpu(NodeIndex src, NodeIndex dst) {
   if (!options_.pxn) return src;
   const NodeProps& s = topology_.node(src);
   int16_t rail = topology_.node(dst).local_index;
   if (s.local_index == rail || s.domain < 0) return src;
+  const uint64_t key = uint64_t{src} << 16 | static_cast<uint16_t>(rail);
+  if (auto it = relay_gpu_.find(key); it != relay_gpu_.end()) return it->second;
+  NodeIndex egress = src;
   for (NodeIndex g : topology_.gpus()) {
     const NodeProps& p = topology_.node(g);
-    if (p.host == s.host && p.local_index == rail && p.domain == s.domain && !topology_.nics_of(g).empty()) return g;
+    if (p.host == s.host && p.local_index == rail && p.domain == s.domain && !topology_.nics_of(g).empty()) {
+      if (relays_for(src, g)) egress = g;
+      break;
+    }
   }
-  return src;
+  return relay_gpu_[key] = egress;
+}
+
+// NCCL's conditions for `relay` to send on src's behalf (egress_gpu).
+bool Router::relays_for(NodeIndex src, NodeIndex relay) {
+  const NodeIndex nic = topology_.nics_of(relay).front();
+  const std::vector<NodeIndex>& own = topology_.nics_of(src);
+  if (std::find(own.begin(), own.end(), nic) != own.end()) return false;
+  const auto passes = [&](const Path& path, NodeIndex end, auto&& bad) {
+    return std::any_of(path.links.begin(), path.links.end(), [&](LinkId link) {
+      const NodeIndex via = topology_.link_target(link);
+      return via != end && bad(link, topology_.node(via));
+    });
+  };
+  const auto not_nvlink_or_gpu = [&](LinkId link, const NodeProps& via) {
+    return topology_.link(link).kind != LinkKind::nvlink || via.kind == NodeKind::gpu;
+  };
+  for (const Path& path : local_paths(src, relay)) {
+    if (path.links.empty() || topology_.link(path.links.back()).kind != LinkKind::nvlink) return false;
+    if (passes(path, relay, not_nvlink_or_gpu)) return false;
+  }
+  const auto cpu = [](LinkId, const NodeProps& via) { return via.kind == NodeKind::cpu; };
+  return !passes(route(relay, nic, 0), nic, cpu);
 }
 
 NodeIndex Router::matching_nic(NodeIndex dst, NodeIndex src_nic) const {
@@ -103,14 +135,22 @@ LinkId Router::downlink_to(NodeIndex nic) const {
 }
 
 std::vector<LinkId> Router::inter_host_links(NodeIndex src, NodeIndex dst, uint64_t entropy) {
-  uint64_t h = flow_hash(options_.seed, src, dst, entropy, 1);
   NodeIndex egress = egress_gpu(src, dst);
+  std::vector<LinkId> links;
+  if (egress != src) links = route(src, egress, entropy).links;
+  network_links(egress, src, dst, entropy, links);
+  return links;
+}
+
+// The way from the sending GPU `egress` (src, or its PXN relay) on: its NIC, the switch network and
+// the peer's NIC to dst. The flow's hash stays that of (src, dst).
+void Router::network_links(NodeIndex egress, NodeIndex src, NodeIndex dst, uint64_t entropy,
+                           std::vector<LinkId>& links) {
+  uint64_t h = flow_hash(options_.seed, src, dst, entropy, 1);
   const std::vector<NodeIndex>& nics = topology_.nics_of(egress);
   NodeIndex nic_s = nics[h % nics.size()];
   NodeIndex nic_d = matching_nic(dst, nic_s);
-  std::vector<LinkId> links;
   auto append = [&links](const Path& p) { links.insert(links.end(), p.links.begin(), p.links.end()); };
-  if (egress != src) append(route(src, egress, entropy));
   append(route(egress, nic_s, entropy));
   links.push_back(uplink_of(nic_s));
   NodeIndex from = leaf_of(nic_s);
@@ -118,7 +158,26 @@ std::vector<LinkId> Router::inter_host_links(NodeIndex src, NodeIndex dst, uint6
   if (from != toward) walk_network(from, toward, flow_hash(options_.seed, src, dst, entropy, 2), links);
   links.push_back(downlink_to(nic_d));
   append(route(nic_d, dst, entropy));
-  return links;
+}
+
+// A PXN send whose relay GPU the sender reaches over several NVLink paths (NVSwitches) interleaves
+// its NVLink leg over all of them, as any NVLink transfer does (sim/stripes.h); from the relay on,
+// every stripe takes the same way. Null when the send is not relayed so.
+const PathSet* Router::relay_stripes(NodeIndex src, NodeIndex dst, uint64_t entropy) {
+  if (!options_.pxn) return nullptr;
+  const NodeIndex egress = egress_gpu(src, dst);
+  if (egress == src || !local_routes(src, egress).nvlink_striped) return nullptr;
+  const RelayKey key{src, dst, entropy};
+  if (auto it = relays_.find(key); it != relays_.end()) return &it->second;
+  std::vector<LinkId> rest;
+  network_links(egress, src, dst, entropy, rest);
+  PathSet stripes;
+  for (const Path& leg : local_paths(src, egress)) {
+    std::vector<LinkId> links = leg.links;
+    links.insert(links.end(), rest.begin(), rest.end());
+    stripes.push_back(make_path(std::move(links)));
+  }
+  return &relays_.emplace(key, std::move(stripes)).first->second;
 }
 
 // Hop counts from every network switch to `toward`, over switch-to-switch links only.

@@ -96,7 +96,7 @@ TEST_CASE("EP exchange: the low-latency exchange on a switch takes its sends ove
   const EpRouting r{.tokens = 128, .hidden = 7168, .experts = 256, .topk = 8};
   const EpExchange x = ep_exchange(EpKernel::low_latency, EpPhase::combine, r, 8, 8);
   const double expected = bytes_from(x.schedule, 0) * 8.0 / rate.bps() + 2e-6;
-  CHECK(simulate(x.schedule, t, {"flow"}).time.seconds() == Approx(expected).epsilon(0.01));
+  CHECK(simulate(x.schedule, t, {ep_simulation_setup("flow")}).time.seconds() == Approx(expected).epsilon(0.01));
 }
 
 TEST_CASE("EP exchange: shapes the routing cannot have are refused", "[ep]") {

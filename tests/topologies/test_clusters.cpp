@@ -1,5 +1,6 @@
 // Cluster builders, the system catalogue, topology metrics, and routing over real machines.
 #include <fmt/format.h>
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
 
@@ -106,6 +107,36 @@ TEST_CASE("PXN: cross-rail sends go over NVLink to the rail's GPU first, and ski
   CHECK(t.link(p.links[0]).kind == LinkKind::nvlink);
   CHECK(t.link_target(p.links[1]) == gpu_of(t, 0, 5));
   for (LinkId l : p.links) CHECK(t.node(t.link_target(l)).tier != 2);
+  // The NVLink leg interleaves over the four NVSwitches, as any NVLink transfer; from GPU5 on, one way.
+  const PathSet* stripes = nullptr;
+  pxn.route(gpu_of(t, 0, 0), gpu_of(t, 1, 5), 3, stripes);
+  REQUIRE(stripes != nullptr);
+  REQUIRE(stripes->size() == 4);
+  for (const Path& s : *stripes) {
+    REQUIRE(s.links.size() == 8);
+    CHECK(std::equal(s.links.begin() + 2, s.links.end(), p.links.begin() + 2));
+    CHECK(t.link_target(s.links[1]) == gpu_of(t, 0, 5));
+  }
+  CHECK(t.link_target((*stripes)[0].links[0]) != t.link_target((*stripes)[1].links[0]));
+}
+
+TEST_CASE("PXN relays only through a GPU NVLink reaches without another GPU between (NCCL's PATH_NVL)", "[clusters]") {
+  ClusterSpec spec = system_spec("dgx1-v100");  // hybrid cube mesh: GPU0 is cabled to GPUs 1-4 only
+  spec.nodes = 2;
+  Topology t = build_cluster(spec);
+  Router pxn(t, RouterOptions{.seed = 1, .pxn = true});
+  const auto first_hop_kind = [&](uint32_t peer) {
+    return t.link(pxn.route(gpu_of(t, 0, 0), gpu_of(t, 1, peer), 0).links[0]).kind;
+  };
+  CHECK(first_hop_kind(2) == LinkKind::nvlink);  // a neighbour with NIC1: reached over NVLink
+  CHECK(first_hop_kind(6) != LinkKind::nvlink);  // two NVLink hops away: GPU0's own NIC
+  CHECK(first_hop_kind(1) != LinkKind::nvlink);  // shares GPU0's PCIe switch and NIC0: sent directly
+  // One NIC per box, which every GPU shares: no relay over the RTX 3090 pairs' bridges.
+  ClusterSpec boxes = system_spec("pcie-3090x8-nvlink");
+  boxes.nodes = 2;
+  Topology b = build_cluster(boxes);
+  Router r(b, RouterOptions{.seed = 1, .pxn = true});
+  CHECK(b.link(r.route(gpu_of(b, 0, 0), gpu_of(b, 1, 1), 0).links[0]).kind != LinkKind::nvlink);
 }
 
 TEST_CASE("intra-node: NVLink beats a shared PCIe switch; P2P off stages through host memory", "[clusters]") {
