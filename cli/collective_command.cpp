@@ -183,7 +183,7 @@ Action add_collective_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--pxn,!--no-pxn", r.pxn,
                 "Inter-node sends go over NVLink to the GPU on the destination's rail first (NCCL PXN, "
-                "on by default as in NCCL; --no-pxn: NCCL_PXN_DISABLE=1)")
+                "NCCL's default since 2.12; off unless asked: README, Routing)")
       ->capture_default_str();
   cmd->add_option("--channels,-c", args->channels,
                   "Channels (rings) in parallel, each with 1/C of the buffer; with --system, NCCL_MIN/MAX_NCHANNELS")

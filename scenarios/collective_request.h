@@ -22,7 +22,7 @@ struct CollectiveRequest {
   std::string fabric = "flow";
   uint64_t seed = 1;
   uint32_t gpus_per_thread = 1;  // nccl-tests -g: GPUs one host thread launches on
-  bool pxn = true;               // NCCL's PXN (FabricOptions::pxn)
+  bool pxn = false;              // NCCL's PXN (FabricOptions::pxn: off by default, see there)
   std::string routing = "ecmp";
   // A catalogue system (with nodes and KEY=VALUE sets), or else a generic topology.
   std::string system;

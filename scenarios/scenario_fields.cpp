@@ -53,8 +53,8 @@ constexpr std::array kRouterFields = {
     choice<F, to_routing, routing_name, &F::routing>(
         "routing", "ecmp (whole flows hashed), or spray | adaptive per packet (packet fabric only)"),
     field<F, &F::pxn>("pxn", "",
-                      "NCCL PXN: inter-node sends reach the NIC on the peer's rail over NVLink first (on, as NCCL "
-                      "since 2.12; false: NCCL_PXN_DISABLE=1)"),
+                      "NCCL PXN: inter-node sends reach the NIC on the peer's rail over NVLink first (NCCL's "
+                      "default since 2.12; off unless set: README, Routing)"),
 };
 
 }  // namespace

@@ -20,10 +20,11 @@ struct FabricOptions {
   // (ecmp); the packet fabric also sprays packets or routes them adaptively.
   RoutingPolicy routing = RoutingPolicy::ecmp;
   // The router's: inter-node sends leave through the NIC of the GPU on the destination's rail,
-  // reached over NVLink first (NCCL PXN). On, as in NCCL since 2.12 (NCCL_PXN_DISABLE=0,
-  // NCCL_P2P_PXN_LEVEL=2: src/graph/paths.cc, search.cc ncclTopoGetNetDev), so that rings and
-  // point-to-point sends stay on their rail; every NCCL version weft models is newer.
-  bool pxn = true;
+  // reached over NVLink first (NCCL PXN, on in NCCL since 2.12: NCCL_PXN_DISABLE=0,
+  // NCCL_P2P_PXN_LEVEL=2, src/graph/paths.cc, search.cc ncclTopoGetNetDev). Off here until the
+  // packet fabric agrees through the relay (tests/agreement/open-misses.txt, 2026-12-07: with PXN on,
+  // Hopper rings of 8 or more channels lose 10 to 16 % of the NIC's rate in packet, not in flow).
+  bool pxn = false;
 };
 
 struct FabricEntry {

@@ -244,7 +244,7 @@ void bind_systems(py::module_& m) {
       py::arg("system") = "", py::arg("nodes") = 0, py::arg("sets") = std::vector<std::string>{},
       py::arg("topology") = "single-switch", py::arg("ranks") = 8, py::arg("link_rate") = "400Gbps",
       py::arg("latency") = "1us", py::arg("channels") = 0, py::arg("chunk") = "0", py::arg("algo") = "",
-      py::arg("proto") = "", py::arg("nccl_version") = "", py::arg("seed") = 1, py::arg("pxn") = true,
+      py::arg("proto") = "", py::arg("nccl_version") = "", py::arg("seed") = 1, py::arg("pxn") = false,
       py::arg("routing") = "ecmp", py::arg("calibration") = "", py::arg("gpus_per_thread") = 1);
 }
 

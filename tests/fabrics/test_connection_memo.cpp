@@ -77,7 +77,7 @@ TEST_CASE("connection memo: the flow fabric remembers inter-host routes, not NVL
   sim.fabric().start_connected(
       {t.gpus()[0], t.gpus()[1], Bytes(1 << 20), 0, 5}, [&arrived] { ++arrived; }, memo);
   CHECK(memo.route == nullptr);
-  const Transfer across{t.gpus()[0], t.gpus()[8], Bytes(1 << 20), 0, 5};  // same rail: no PXN relay
+  const Transfer across{t.gpus()[0], t.gpus()[9], Bytes(1 << 20), 0, 5};
   sim.fabric().start_connected(
       across, [&arrived] { ++arrived; }, memo);
   CHECK(memo.holds(across));

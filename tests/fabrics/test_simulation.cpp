@@ -15,8 +15,6 @@ TEST_CASE("Simulation: the setup's PXN reaches the router", "[simulation]") {
   const Topology t = two_dgx_h100();
   const NodeIndex from = t.gpus()[0], to = t.gpus()[8 + 5];  // GPU 0 of node 0 -> GPU 5 of node 1
   SimulationSetup setup;
-  CHECK(setup.fabric_options.pxn);  // NCCL's default since 2.12
-  setup.fabric_options.pxn = false;
   Simulation direct(t, setup);
   CHECK(t.link(direct.router().route(from, to, 3).links[0]).kind != LinkKind::nvlink);
   setup.fabric_options.pxn = true;

@@ -62,7 +62,6 @@ TEST_CASE("CollectiveRequest: pxn reaches the sweep's router", "[request]") {
   r.nodes = 2;
   r.op = "all_to_all";
   r.min_bytes = r.max_bytes = "16M";
-  r.pxn = false;
   const Time direct = run_collective(r, prepare_collective(r)).at(0).time;
   r.pxn = true;
   const PreparedCollective p = prepare_collective(r);

@@ -234,27 +234,26 @@ TEST_CASE("fabric: a name, or a map with the packet fabric's configuration", "[s
 }
 
 TEST_CASE("Scenario: the router's keys (routing, pxn) are fabric keys of every model", "[scenario]") {
-  const std::string text = R"(fabric: {model: flow, pxn: false}
+  const std::string text = R"(fabric: {model: flow, pxn: true}
 system: {name: dgx-h100, nodes: 2}
 workload:
   collectives:
     - {op: all_to_all, size: 16MB}
 )";
-  const Scenario no_pxn = load_scenario_text(text, "pxn.yaml");
-  CHECK(no_pxn.fabric == "flow");
-  CHECK_FALSE(no_pxn.fabric_options.pxn);
-  CHECK_FALSE(no_pxn.simulation().fabric_options.pxn);
-  // NCCL's default (PXN on since 2.12) unless the scenario says otherwise.
-  CHECK(load_scenario_text("fabric: flow\n" + text.substr(text.find("system:")), "p.yaml").fabric_options.pxn);
+  const Scenario pxn = load_scenario_text(text, "pxn.yaml");
+  CHECK(pxn.fabric == "flow");
+  CHECK(pxn.fabric_options.pxn);
+  CHECK(pxn.simulation().fabric_options.pxn);
+  CHECK_FALSE(load_scenario_text("fabric: flow\n" + text.substr(text.find("system:")), "p.yaml").fabric_options.pxn);
   std::string bad = text;
-  bad.replace(bad.find("false"), 5, "yes");
+  bad.replace(bad.find("true"), 4, "yes");
   CHECK_THROWS_WITH(load_scenario_text(bad, "pxn.yaml"),
                     Catch::StartsWith("pxn.yaml:1:28: pxn: expected true or false"));
   // PXN moves the inter-node traffic onto the rail-matched NICs: the run differs from the direct one.
-  std::string relayed = text;
-  relayed.replace(relayed.find("false"), 5, "true");
-  CHECK(run_scenario(no_pxn).collectives.at(0).row.time !=
-        run_scenario(load_scenario_text(relayed, "d.yaml")).collectives.at(0).row.time);
+  std::string direct = text;
+  direct.replace(direct.find("true"), 4, "false");
+  CHECK(run_scenario(pxn).collectives.at(0).row.time !=
+        run_scenario(load_scenario_text(direct, "d.yaml")).collectives.at(0).row.time);
 }
 
 TEST_CASE("Scenario: a training plan that does not fit in GPU memory is refused at workload:", "[unit][memory]") {

@@ -111,7 +111,7 @@ TEST_CASE("scenario keys: the top level, the custom system and the router's keys
   const Scenario set = load_scenario_text(
       kCollectives, "f.yaml",
       {"name=probe", "seed=7", "compare_baseline=before", "system.topology=ring", "system.ranks=4",
-       "system.link.kind=nvlink", "system.link.rate=100Gbps", "fabric={model: flow, routing: spray, pxn: false}"});
+       "system.link.kind=nvlink", "system.link.rate=100Gbps", "fabric={model: flow, routing: spray, pxn: true}"});
   CHECK(set.name == "probe");
   CHECK(set.seed == 7);
   CHECK(set.baseline == "before");
@@ -120,7 +120,7 @@ TEST_CASE("scenario keys: the top level, the custom system and the router's keys
   CHECK(set.system.link.kind == LinkKind::nvlink);
   CHECK(set.system.link.rate == Bandwidth::gbps(100));
   CHECK(set.fabric_options.routing == RoutingPolicy::spray);
-  CHECK_FALSE(set.fabric_options.pxn);
+  CHECK(set.fabric_options.pxn);
   // Every key of each table shows back what it was set to.
   for (const Field<Scenario>& f : scenario_top_fields()) {
     const Scenario again = load_scenario_text(kCollectives, "f.yaml", {fmt::format("{}={}", f.key, f.show(set))});

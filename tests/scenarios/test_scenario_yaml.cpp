@@ -42,7 +42,7 @@ TEST_CASE("scenario yaml: every bundled scenario's written text reads back to th
 
 TEST_CASE("scenario yaml: the written scenario holds what was read, defaults included", "[scenario]") {
   const Scenario s = load_scenario_text(R"(system: {topology: ring, ranks: 4, link: {rate: 100Gbps, latency: 2us}}
-fabric: {model: flow, pxn: false}
+fabric: {model: flow, pxn: true}
 workload: {traffic: permutation, bytes: 1MB, seed: 7}
 compare:
   - {name: bigger, set: {workload.bytes: 2MB, system.ranks: 8}}
@@ -50,12 +50,12 @@ compare:
                                         "f.yaml");
   const std::string text = scenario_yaml(s);
   CHECK_THAT(text, Catch::Contains("topology: ring") && Catch::Contains("latency: 2000000ps") &&
-                       Catch::Contains("rate: 100000000000bps") && Catch::Contains("pxn: false") &&
+                       Catch::Contains("rate: 100000000000bps") && Catch::Contains("pxn: true") &&
                        Catch::Contains("seed: 7") && Catch::Contains("priority: 0"));
   CHECK_THAT(text, !Catch::Contains("stagger"));  // incast only
   CHECK_THAT(text, Catch::Contains("set:\n      system.ranks: 8\n      workload.bytes: 2000000"));
   const Scenario back = load_scenario_text(text, "f.yaml");
-  CHECK_FALSE(back.fabric_options.pxn);
+  CHECK(back.fabric_options.pxn);
   REQUIRE(back.traffic());
   CHECK(back.traffic()->seed == std::optional<uint64_t>(7));
   REQUIRE(back.compare.size() == 1);
