@@ -92,21 +92,16 @@ bool Router::relays_for(NodeIndex src, NodeIndex relay) {
   const NodeIndex nic = topology_.nics_of(relay).front();
   const std::vector<NodeIndex>& own = topology_.nics_of(src);
   if (std::find(own.begin(), own.end(), nic) != own.end()) return false;
-  const auto passes = [&](const Path& path, NodeIndex end, auto&& bad) {
-    return std::any_of(path.links.begin(), path.links.end(), [&](LinkId link) {
-      const NodeIndex via = topology_.link_target(link);
-      return via != end && bad(link, topology_.node(via));
-    });
-  };
-  const auto not_nvlink_or_gpu = [&](LinkId link, const NodeProps& via) {
-    return topology_.link(link).kind != LinkKind::nvlink || via.kind == NodeKind::gpu;
-  };
   for (const Path& path : local_paths(src, relay)) {
-    if (path.links.empty() || topology_.link(path.links.back()).kind != LinkKind::nvlink) return false;
-    if (passes(path, relay, not_nvlink_or_gpu)) return false;
+    for (LinkId link : path.links) {
+      const NodeIndex via = topology_.link_target(link);
+      if (topology_.link(link).kind != LinkKind::nvlink) return false;
+      if (via != relay && topology_.node(via).kind == NodeKind::gpu) return false;
+    }
   }
-  const auto cpu = [](LinkId, const NodeProps& via) { return via.kind == NodeKind::cpu; };
-  return !passes(route(relay, nic, 0), nic, cpu);
+  const Path& to_nic = route(relay, nic, 0);
+  return std::none_of(to_nic.links.begin(), to_nic.links.end(),
+                      [&](LinkId link) { return topology_.node(topology_.link_target(link)).kind == NodeKind::cpu; });
 }
 
 NodeIndex Router::matching_nic(NodeIndex dst, NodeIndex src_nic) const {
@@ -165,10 +160,10 @@ void Router::network_links(NodeIndex egress, NodeIndex src, NodeIndex dst, uint6
 // every stripe takes the same way. Null when the send is not relayed so.
 const PathSet* Router::relay_stripes(NodeIndex src, NodeIndex dst, uint64_t entropy) {
   if (!options_.pxn) return nullptr;
+  const RelayKey key{src, dst, entropy};
+  if (auto it = relays_.find(key); it != relays_.end()) return &it->second;  // per transfer: one lookup
   const NodeIndex egress = egress_gpu(src, dst);
   if (egress == src || !local_routes(src, egress).nvlink_striped) return nullptr;
-  const RelayKey key{src, dst, entropy};
-  if (auto it = relays_.find(key); it != relays_.end()) return &it->second;
   std::vector<LinkId> rest;
   network_links(egress, src, dst, entropy, rest);
   PathSet stripes;
