@@ -66,6 +66,9 @@ void describe_sc21(const Row& r, const RowOptions& opt, Case& c) {
   // Megatron-LM's GPT linear layers carry biases, whose gradients it sums in backward
   // (grad_output.sum(dim=0) in its tensor-parallel linear layers).
   c.spec.linear_biases = true;
+  // Megatron-LM of April 2021 normalised with apex's affine LayerNorm kernels of 2020 (its
+  // fused_kernels copy): the 2021 stack (compute_model.cpp).
+  c.software = SoftwareStack::y2021;
   c.spec.grad_bytes = 2;  // fp16 gradients: no --accumulate-allreduce-grads-in-fp32 in the scripts
   c.spec.micro_batch = s->micro_batch;
   if (s->local_ddp) c.spec.bucket = Bytes(uint64_t{1} << 62);  // one bucket, reduced after backward
@@ -80,7 +83,7 @@ void describe_sc21(const Row& r, const RowOptions& opt, Case& c) {
               (s->layers_per_virtual_stage ? std::to_string(s->layers_per_virtual_stage) + " layers/virtual stage"
                                            : std::string("no interleaving")) +
               ", " + (s->local_ddp ? "local DDP (one all-reduce after backward)" : "torch DDP 25 MB buckets") +
-              ", fp16 grads, linear biases";
+              ", fp16 grads, linear biases, apex's 2020 LayerNorm (software: 2021)";
   if (opt.sc21_sp_zero1) {
     c.spec.sequence_parallel = c.spec.parallel.tp > 1;
     c.spec.sharding = Sharding::zero1;

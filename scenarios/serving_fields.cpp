@@ -105,7 +105,9 @@ constexpr std::array kServingFields = {
     field<W, &W::host, &H::kernel_launch>("host.kernel_launch", "time", "one eager kernel launch"),
     field<W, &W::host, &H::graph_launch>("host.graph_launch", "time", "one CUDA-graph replay"),
     choice<W, to_software, software_name, &W::profile, &ComputeProfile::software>(
-        "software", "2025 | 2023: the generation compute efficiencies come from"),
+        "software",
+        "2025 | 2023 | 2021: the generation compute efficiencies come from (2023 and 2021 put output processing on "
+        "the critical path, as before vLLM 0.6)"),
 };
 
 constexpr std::array kLengthFields = {

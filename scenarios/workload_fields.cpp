@@ -137,7 +137,9 @@ constexpr std::array kTrainingFields = {
     field<W, &W::spec, &S::linear_biases>("linear_biases", "",
                                           "the linear layers carry biases (backward sums their gradients)"),
     choice<W, to_software, software_name, &W::profile, &ComputeProfile::software>(
-        "software", "2025 | 2023: the generation compute efficiencies come from (flash-attention 3/2 or 2/1)"),
+        "software",
+        "2025 | 2023 | 2021: the generation compute efficiencies come from (flash-attention 3/2 or 2/1; fused norms, "
+        "PyTorch's eager LayerNorm, or apex's 2020 LayerNorm as Megatron-LM of 2021 ran it)"),
     choice<W, to_timing, timing_name, &W::timing>(
         "collective_timing",
         "shared (on the step's fabric) | isolated (each distinct one alone, reused) | model (NCCL's own estimate, no "

@@ -11,17 +11,19 @@
 
 namespace weft {
 
-const EfficiencyField kEfficiencyFields[4] = {
+const EfficiencyField kEfficiencyFields[6] = {
     {"gemm", &Efficiencies::gemm, &EfficiencyOverrides::gemm},
     {"gemm_fp8", &Efficiencies::gemm_fp8, &EfficiencyOverrides::gemm_fp8},
     {"attention", &Efficiencies::attention, &EfficiencyOverrides::attention},
     {"memory", &Efficiencies::memory, &EfficiencyOverrides::memory},
+    {"norm", &Efficiencies::norm, &EfficiencyOverrides::norm},
+    {"norm_backward", &Efficiencies::norm_backward, &EfficiencyOverrides::norm_backward},
 };
 
 namespace {
 
 constexpr std::array<std::string_view, 5> kPrecisionNames = {"fp32", "tf32", "bf16", "fp16", "fp8"};
-constexpr std::array<std::string_view, 2> kSoftwareNames = {"2023", "2025"};
+constexpr std::array<std::string_view, 3> kSoftwareNames = {"2021", "2023", "2025"};
 
 bool iequals(std::string_view a, std::string_view b) {
   return std::ranges::equal(a, b, [](char x, char y) {
@@ -75,11 +77,21 @@ constexpr double kFlashAttention1 = 0.25;
 constexpr double kFlashAttention2OnHopper = 0.35;
 constexpr const char* kSoftware2023 =
     "2023 stack: FlashAttention 1 on Ampere (arXiv:2307.08691: FA2 ~2x FA1, 50-73 % of A100 peak), "
-    "FlashAttention-2 on Hopper (arXiv:2407.08608: 35 % of H100 peak)";
+    "FlashAttention-2 on Hopper (arXiv:2407.08608: 35 % of H100 peak), PyTorch's eager LayerNorm "
+    "(its backward reads x and dy twice)";
+
+// PyTorch's eager LayerNorm (torch.nn.functional.layer_norm; llm-foundry's LPLayerNorm on torch
+// 1.13.1): its backward runs layer_norm_grad_input_kernel (reads dY and X, writes dX) and then
+// GammaBetaBackwardCUDAKernel, which reads dY and X again for the weight and bias gradients
+// (aten/src/ATen/native/cuda/layer_norm_kernel.cu, LayerNormBackwardKernelImplInternal): five tensors
+// where a fused backward moves three, so 3/5 of the rate its kernels stream at. The forward kernel
+// reads X and writes Y once, as a fused one does.
+constexpr double kEagerNormBackward = 3.0 / 5.0;
 
 void apply_2023_stack(ComputeProfile& p) {
   const double attention_2025 = p.all.attention;
   p.all.attention = kFlashAttention1;
+  p.all.norm_backward = p.all.norm * kEagerNormBackward;
   for (GpuEfficiencies& g : p.gpus) {
     if (g.gpu == "h100-sxm" || g.gpu == "h100-pcie" || g.gpu == "h200") {
       g.set.attention = kFlashAttention2OnHopper;
@@ -88,6 +100,26 @@ void apply_2023_stack(ComputeProfile& p) {
       g.set.attention = g.set.attention.value_or(attention_2025);
     }
   }
+}
+
+// Megatron-LM of 2021 normalised with apex's affine LayerNorm kernels of 2020, copied into
+// megatron/fused_kernels/layer_norm_cuda_kernel.cu ("copied fron NVIDIA apex", Megatron-LM@a8d172b,
+// April 2021: cuApplyLayerNorm; backward cuComputePartGradGammaBeta, cuComputeGradGammaBeta and
+// cuComputeGradInput, which read x and dy twice). apex#1037 (January 2021) timed those kernels against
+// its new fused ones in one run on GA100, over the same bytes: forward 895.8 against 1258.0 GB/s,
+// backward 572.2 against 1163.4 GB/s. The 2021 stack keeps those ratios to the fused kernels.
+constexpr double kApex2020NormForward = 895.8 / 1258.0;
+constexpr double kApex2020NormBackward = 572.2 / 1163.4;
+constexpr const char* kSoftware2021 =
+    "2021 stack: the 2023 stack with apex's affine LayerNorm of 2020 (Megatron-LM's fused_kernels; apex#1037: "
+    "895.8 and 572.2 GB/s against the fused kernels' 1258.0 and 1163.4 on GA100)";
+
+void apply_2021_stack(ComputeProfile& p) {
+  const double fused_forward = p.all.norm;
+  const double fused_backward = p.all.norm_backward;
+  apply_2023_stack(p);
+  p.all.norm = fused_forward * kApex2020NormForward;
+  p.all.norm_backward = fused_backward * kApex2020NormBackward;
 }
 
 void apply(const EfficiencyOverrides& from, Efficiencies& to) {
@@ -197,16 +229,31 @@ Efficiencies ComputeProfile::resolve(std::string_view gpu) const {
 //    peak; the lower end, because training runs the slower backward pass twice as many FLOPs.
 //  memory 0.86: te42kyfo/gpu-benches cuda-stream/a100_80.txt, STREAM triad at full occupancy
 //    1,759 GB/s of the A100 80 GB's 2,039 GB/s [unverified: SXM4 assumed; 0.91 if it was PCIe].
+//  norm 0.94, norm_backward 0.87 (of the streaming rate): apex's fused LayerNorm (apex#1037,
+//    apex.contrib FastLayerNorm) on GA100, 1258.0 GB/s forward and 1163.4 GB/s backward over a fused
+//    norm's bytes, against 0.86 x 1,555 GB/s [assumption: the A100 40 GB, the GA100 of January 2021];
+//    Transformer Engine's LayerNorm and RMSNorm are that kernel family (transformer_engine/common/
+//    layer_norm/ln_fwd_kernels.cuh: the same CTAS_PER_ROW / WARPS_M / WARPS_N / BYTES_PER_LDG traits).
 ComputeProfile default_compute_profile(SoftwareStack software) {
-  ComputeProfile p{.software = software,
-                   .all = {.gemm = 0.80, .gemm_fp8 = 0.71, .attention = 0.50, .memory = 0.86},
-                   .gpus = default_gpu_entries(),
-                   .source =
-                       "weft defaults: stas00/ml-engineering MAMF table (GEMM), FlashAttention-2 arXiv:2307.08691 and "
-                       "FlashAttention-3 arXiv:2407.08608 (attention), te42kyfo/gpu-benches STREAM triad (HBM)"};
+  ComputeProfile p{
+      .software = software,
+      .all = {.gemm = 0.80,
+              .gemm_fp8 = 0.71,
+              .attention = 0.50,
+              .memory = 0.86,
+              .norm = 1258.0 / (0.86 * 1555),
+              .norm_backward = 1163.4 / (0.86 * 1555)},
+      .gpus = default_gpu_entries(),
+      .source =
+          "weft defaults: stas00/ml-engineering MAMF table (GEMM), FlashAttention-2 arXiv:2307.08691 and "
+          "FlashAttention-3 arXiv:2407.08608 (attention), te42kyfo/gpu-benches STREAM triad (HBM), apex#1037 "
+          "(norms)"};
   if (software == SoftwareStack::y2023) {
     apply_2023_stack(p);
     p.source = fmt::format("{}; {}", kSoftware2023, p.source);
+  } else if (software == SoftwareStack::y2021) {
+    apply_2021_stack(p);
+    p.source = fmt::format("{}; {}", kSoftware2021, p.source);
   }
   return p;
 }

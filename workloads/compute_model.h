@@ -13,6 +13,8 @@
 //     gemm_fp8: 0.65       #   of the dense fp8 peak, fp8 GEMMs
 //     attention: 0.55      #   of the dense peak, fused attention forward + backward
 //     memory: 0.85         #   of the HBM bandwidth, streaming kernels
+//     norm: 0.94           #   of the streaming rate (memory), LayerNorm / RMSNorm forward over a fused
+//     norm_backward: 0.87  #   norm's bytes (read x, write y; backward read x and dy, write dx)
 //   gpus:                  # per catalogue GPU (topologies/catalogue/gpus.cpp); wins over `efficiency`
 //     h100-sxm: {gemm: 0.78, memory: 0.9}
 //
@@ -51,16 +53,22 @@ uint32_t gemm_output_bytes(Precision p);
 double peak_flops(const catalogue::GpuSpec& gpu, Precision p);
 
 // Fractions of peak one GPU reaches.
+// norm and norm_backward are fractions of the streaming rate (HBM bandwidth x memory), as the norm
+// kernels' effective bandwidth over the bytes a fused norm moves: forward reads x and writes y,
+// backward reads x and dy and writes dx. A norm whose backward reads x and dy twice (PyTorch's eager
+// LayerNorm) reaches 3/5 of the rate its kernels stream at.
 struct Efficiencies {
   double gemm = 0;
   double gemm_fp8 = 0;
   double attention = 0;
   double memory = 0;
+  double norm = 1;  // 1: a fused norm at the streaming rate
+  double norm_backward = 1;
 };
 
 // Fields left empty fall through to the next layer (see the precedence above).
 struct EfficiencyOverrides {
-  std::optional<double> gemm, gemm_fp8, attention, memory;
+  std::optional<double> gemm, gemm_fp8, attention, memory, norm, norm_backward;
 };
 
 struct GpuEfficiencies {
@@ -74,11 +82,14 @@ struct GpuEfficiencies {
 //   y2025: FlashAttention-3 class kernels on Hopper (cuDNN 9 / Transformer Engine), FlashAttention-2
 //          elsewhere; the GEMM ceilings of 2025's PyTorch and cuBLAS. weft's default.
 //   y2023: the stacks of early to mid 2023: FlashAttention 1 on Ampere and older, FlashAttention-2
-//          on Hopper (sources in compute_model.cpp).
-enum class SoftwareStack : uint8_t { y2023, y2025 };
-// "2023", "2025".
+//          on Hopper, PyTorch's eager LayerNorm (sources in compute_model.cpp).
+//   y2021: Megatron-LM of 2021: 2023's figures with apex's affine LayerNorm kernels of 2020, which
+//          Megatron-LM copied into its fused_kernels (FlashAttention did not exist yet; a workload
+//          says flash_attention: false).
+enum class SoftwareStack : uint8_t { y2021, y2023, y2025 };
+// "2021", "2023", "2025".
 std::string_view software_name(SoftwareStack s);
-// Takes "2023" or "2025"; ConfigError listing them otherwise.
+// Takes "2021", "2023" or "2025"; ConfigError listing them otherwise.
 SoftwareStack parse_software(std::string_view name);
 
 struct ComputeProfile {
@@ -100,7 +111,7 @@ struct EfficiencyField {
   double Efficiencies::*value;
   std::optional<double> EfficiencyOverrides::*set;
 };
-extern const EfficiencyField kEfficiencyFields[4];
+extern const EfficiencyField kEfficiencyFields[6];
 
 // What a profile file sets: `efficiency` for every GPU, `gpus` per catalogue GPU (canonical names).
 struct ProfileOverrides {

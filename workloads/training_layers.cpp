@@ -73,6 +73,15 @@ namespace {
 
 bool moe(const TrainingSpec& s) { return s.model.experts > 1; }
 
+// One block's norm and residual add, as bytes at the streaming rate: the norm's own bytes (forward
+// x and y; backward x, dy and dx, as a fused kernel moves them) over the stack's norm efficiency,
+// which is relative to that rate (compute_model.h). `b.norms` holds a layer's two norms.
+double block_stream_bytes(const RankContext& c, const LayerBytes& b, bool backward) {
+  const double norm = b.norms / 2;
+  if (!backward) return norm / c.efficiency.norm + b.residual / 2;
+  return 1.5 * norm / c.efficiency.norm_backward + backward_bytes(b.residual / 2);
+}
+
 // Activations of one micro-batch on one rank: b (s/c) h elements (nccl size of the TP collectives).
 double activation_bytes(const RankContext& c) {
   return static_cast<double>(c.shape.micro_batch) * static_cast<double>(c.shape.seq) / c.shape.cp *
@@ -162,7 +171,7 @@ uint32_t emit_layer_forward(RankContext& c, Phase phase, uint32_t /*layer*/, uin
   const LayerFlops g = layer_gemm_cost(c.spec.model, c.shape, c.gemm()).forward;  // f's GEMMs, by their waves
   const auto b = layer_forward_bytes(c.spec.model, c.shape);
   const bool useful = phase == Phase::forward;
-  const double block_bytes = (b.norms + b.residual) / 2;  // one norm and one residual add per block
+  const double block_bytes = block_stream_bytes(c, b, false);
   uint32_t x = tp_open(c, "fwd attn all-gather", phase, input);
   if (c.comms.cp[c.rank] >= 0) {
     x = c.compute("fwd qkv", phase, g.qkv, 0, block_bytes, {x}, useful ? f.qkv : 0);
@@ -202,7 +211,7 @@ uint32_t emit_layer_backward(RankContext& c, uint32_t /*layer*/, uint32_t /*micr
   const LayerFlops& in = cost.input_grad;
   const LayerFlops& wg = cost.weight_grad;
   const auto b = layer_forward_bytes(c.spec.model, c.shape);
-  const double block_bytes = backward_bytes((b.norms + b.residual) / 2);
+  const double block_bytes = block_stream_bytes(c, b, true);
   const Phase bwd = Phase::backward;
   uint32_t g = tp_open(c, "bwd mlp all-gather", bwd, grad_in);
   if (moe(c.spec)) {

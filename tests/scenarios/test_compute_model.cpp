@@ -169,7 +169,34 @@ TEST_CASE("software: in a profile file picks the base generation; a bad one is n
   CHECK(p.resolve("a100-80gb").gemm == Approx(0.7));
   // The caller's base when the file is silent.
   CHECK(parse_compute_profile("source: x\n", "<test>", SoftwareStack::y2023).software == SoftwareStack::y2023);
-  CHECK_THROWS_WITH(profile("software: 2021\n"),
-                    Catch::Contains("<test>:1:") && Catch::Contains("2021") && Catch::Contains("2023, 2025"));
+  CHECK_THROWS_WITH(profile("software: 2019\n"),
+                    Catch::Contains("<test>:1:") && Catch::Contains("2019") && Catch::Contains("2021, 2023, 2025"));
   CHECK(software_name(parse_software("2023")) == "2023");
+  CHECK(software_name(parse_software("2021")) == "2021");
+}
+
+TEST_CASE("norm kernels: fused in 2025, PyTorch's eager backward in 2023, apex's 2020 kernels in 2021",
+          "[compute_model]") {
+  const Efficiencies now = default_compute_profile().resolve("a100-80gb");
+  const Efficiencies eager = default_compute_profile(SoftwareStack::y2023).resolve("a100-80gb");
+  const Efficiencies apex = default_compute_profile(SoftwareStack::y2021).resolve("a100-80gb");
+  // apex#1037's fused kernels on GA100 over 0.86 x 1,555 GB/s: 1258.0 and 1163.4 GB/s.
+  CHECK(now.norm == Approx(0.9407).epsilon(1e-3));
+  CHECK(now.norm_backward == Approx(0.8700).epsilon(1e-3));
+  // Eager backward: dY and X read by two kernels, five tensors where the fused kernel moves three.
+  CHECK(eager.norm == now.norm);
+  CHECK(eager.norm_backward == Approx(now.norm * 3 / 5));
+  // apex's 2020 kernels, timed in the same run: 895.8 and 572.2 GB/s, so 712 and 492 per mille of the
+  // fused ones; everything else is the 2023 stack's.
+  CHECK(apex.norm == Approx(now.norm * 895.8 / 1258.0));
+  CHECK(apex.norm_backward == Approx(now.norm_backward * 572.2 / 1163.4));
+  CHECK(apex.norm * 0.86 * 1555 == Approx(895.8).epsilon(1e-6));
+  CHECK(apex.attention == eager.attention);
+  CHECK(apex.gemm == now.gemm);
+  CHECK(default_compute_profile(SoftwareStack::y2021).source.find("apex#1037") != std::string::npos);
+  // A profile file sets them like any other field, as fractions.
+  const ComputeProfile p = profile("efficiency: {norm: 0.5, norm_backward: 0.25}\n");
+  CHECK(p.resolve("h100-sxm").norm == 0.5);
+  CHECK(p.resolve("h100-sxm").norm_backward == 0.25);
+  CHECK_THROWS_WITH(profile("efficiency: {norm: 1.5}\n"), Catch::Contains("norm: expected a fraction"));
 }

@@ -85,7 +85,7 @@ TEST_CASE("round trip: an empty calibration is still a valid file", "[scenario]"
 TEST_CASE("round trip: a compute profile reads back to the same efficiencies", "[scenario]") {
   ProfileOverrides file;
   file.source = kAwkwardSource;
-  file.all = EfficiencyOverrides{.gemm = 0.75, .memory = 0.9};
+  file.all = EfficiencyOverrides{.gemm = 0.75, .memory = 0.9, .norm_backward = 0.5};
   file.gpus.push_back(GpuEfficiencies{"h100-sxm", EfficiencyOverrides{.attention = 0.6125}, ""});
   const std::string text = compute_profile_yaml(file, {"a comment: with a colon"});
   const ComputeProfile back = parse_compute_profile(text, "written.yaml");
@@ -97,7 +97,10 @@ TEST_CASE("round trip: a compute profile reads back to the same efficiencies", "
     CHECK(b.gemm_fp8 == a.gemm_fp8);
     CHECK(b.attention == a.attention);
     CHECK(b.memory == a.memory);
+    CHECK(b.norm == a.norm);
+    CHECK(b.norm_backward == a.norm_backward);
   }
+  CHECK(back.resolve("a100-80gb").norm_backward == 0.5);
   CHECK(back.resolve("h100-sxm").attention == 0.6125);
   CHECK(back.resolve("a100-80gb").gemm == 0.75);
 }

@@ -260,3 +260,32 @@ TEST_CASE("training metric passes read the logits again in fp32 after each micro
   const double plain_s = logits * 6 / rate, with_s = logits * 34 / rate;
   CHECK((bwd_logits(2) - bwd_logits(0)).seconds() == Approx(with_s - plain_s).margin(2e-12));
 }
+
+TEST_CASE("a block's norm moves its fused bytes at the software stack's norm efficiency", "[model]") {
+  // One norm per block: forward reads x and writes y, backward reads x and dy and writes dx, each
+  // b s h elements of 2 bytes; the rest of the op (GEMMs, activation, residual) is the same in every stack.
+  TrainingSpec s;
+  s.model = test::small_model();  // hidden 1,024
+  s.global_batch = 1;
+  s.seq_len = 1024;
+  const catalogue::GpuSpec& gpu = catalogue::gpu("h100-sxm");
+  auto op = [&](SoftwareStack stack, const char* label) {
+    const Workload w = generate_training(s, gpu, default_compute_profile(stack));
+    for (const Op& o : w.programs[0].ops) {
+      if (w.labels[o.label] == label) return o.duration;
+    }
+    FAIL("no " << label << " op");
+    return Time();
+  };
+  const double tensor = 1024.0 * 1024 * 2;
+  const Efficiencies fused = default_compute_profile().resolve(gpu.name);
+  const Efficiencies apex = default_compute_profile(SoftwareStack::y2021).resolve(gpu.name);
+  const double rate = gpu.memory_bandwidth * fused.memory;
+  const double forward_s = 2 * tensor / rate * (1 / apex.norm - 1 / fused.norm);
+  const double backward_s = 3 * tensor / rate * (1 / apex.norm_backward - 1 / fused.norm_backward);
+  CHECK((op(SoftwareStack::y2021, "fwd mlp") - op(SoftwareStack::y2025, "fwd mlp")).seconds() ==
+        Approx(forward_s).margin(2e-12));
+  CHECK((op(SoftwareStack::y2021, "bwd mlp") - op(SoftwareStack::y2025, "bwd mlp")).seconds() ==
+        Approx(backward_s).margin(2e-12));
+  CHECK(backward_s > forward_s);  // apex's 2020 backward read x and dy twice
+}
